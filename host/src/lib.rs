@@ -1,0 +1,4 @@
+//! The `llv` host tool as a library: one module per command over a shared
+//! recording reader and writer. `main.rs` only calls [`cli::main`].
+
+pub mod cli;
