@@ -4,6 +4,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::retarget;
+
 /// Record and play back Live Link Face frames.
 #[derive(Parser, Debug)]
 #[command(name = "llv", version, about)]
@@ -13,10 +15,19 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
-enum Command {}
+enum Command {
+    /// Turn takes (CSV or recordings) into MetaHuman curves with a PoseAsset T3D mapping.
+    Retarget(retarget::RetargetArgs),
+}
 
 /// Parses the arguments, runs the command and turns errors into an exit code.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {}
+    let result = match cli.command {
+        Command::Retarget(args) => retarget::run(&args),
+    };
+    result.unwrap_or_else(|e| {
+        eprintln!("llv: {e:#}");
+        ExitCode::FAILURE
+    })
 }

@@ -2,3 +2,7 @@
 //! recording reader and writer. `main.rs` only calls [`cli::main`].
 
 pub mod cli;
+pub mod csv_take;
+pub mod pose_asset;
+pub mod retarget;
+pub mod t3d;

@@ -1,0 +1,480 @@
+//! Live Link Face CSV takes (the file the phone app writes per take):
+//! import to raw v6 packets, export from them in the app's own layout.
+//!
+//! Columns bind by header name, ignoring case; the `HH:MM:SS:FF.fff`
+//! timecode becomes frame number and subframe at the timecode rate, so a
+//! take keeps its own timing whatever the capture cadence was.
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{anyhow, bail, Context, Result};
+use llv_core::blendshape::{self, COUNT};
+use llv_core::packet::{FaceFrame, MAX_LEN, VERSION};
+use llv_core::time::{FrameRate, FrameTime, Timecode};
+
+/// The app's header, column for column (from a real take, `alex_rom_3.csv`).
+pub const HEADER: &str = "Timecode,BlendShapeCount,EyeBlinkLeft,EyeLookDownLeft,EyeLookInLeft,\
+EyeLookOutLeft,EyeLookUpLeft,EyeSquintLeft,EyeWideLeft,EyeBlinkRight,EyeLookDownRight,\
+EyeLookInRight,EyeLookOutRight,EyeLookUpRight,EyeSquintRight,EyeWideRight,JawForward,JawRight,\
+JawLeft,JawOpen,MouthClose,MouthFunnel,MouthPucker,MouthRight,MouthLeft,MouthSmileLeft,\
+MouthSmileRight,MouthFrownLeft,MouthFrownRight,MouthDimpleLeft,MouthDimpleRight,\
+MouthStretchLeft,MouthStretchRight,MouthRollLower,MouthRollUpper,MouthShrugLower,\
+MouthShrugUpper,MouthPressLeft,MouthPressRight,MouthLowerDownLeft,MouthLowerDownRight,\
+MouthUpperUpLeft,MouthUpperUpRight,BrowDownLeft,BrowDownRight,BrowInnerUp,BrowOuterUpLeft,\
+BrowOuterUpRight,CheekPuff,CheekSquintLeft,CheekSquintRight,NoseSneerLeft,NoseSneerRight,\
+TongueOut,HeadYaw,HeadPitch,HeadRoll,LeftEyeYaw,LeftEyePitch,LeftEyeRoll,RightEyeYaw,\
+RightEyePitch,RightEyeRoll";
+
+/// How to turn a CSV take into packets.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImportOptions {
+    /// The timecode rate (the app's is 60).
+    pub rate: FrameRate,
+    /// Subject name; `None`: `take.json`, then the file name.
+    pub subject: Option<String>,
+    /// Device id; `None`: `take.json`'s `deviceModel`, else empty.
+    pub device_id: Option<String>,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions {
+            rate: FrameRate::FPS_60,
+            subject: None,
+            device_id: None,
+        }
+    }
+}
+
+/// Command-line options for reading CSV takes.
+#[derive(clap::Args, Debug, Clone)]
+pub struct CsvArgs {
+    /// Timecode rate of CSV takes: 60, 30, 59.94, 29.97 or N/D.
+    #[arg(long, value_name = "FPS", default_value = "60", value_parser = parse_rate)]
+    pub rate: FrameRate,
+    /// Subject name of CSV takes (default: take.json, else the file name).
+    #[arg(long)]
+    pub subject: Option<String>,
+    /// Device id of CSV takes (default: take.json's deviceModel, else empty).
+    #[arg(long, value_name = "ID")]
+    pub device_id: Option<String>,
+}
+
+impl CsvArgs {
+    /// The import options these flags ask for.
+    pub fn options(&self) -> ImportOptions {
+        ImportOptions {
+            rate: self.rate,
+            subject: self.subject.clone(),
+            device_id: self.device_id.clone(),
+        }
+    }
+}
+
+fn parse_rate(text: &str) -> Result<FrameRate, String> {
+    FrameRate::parse(text)
+        .ok_or_else(|| format!("`{text}` is not a frame rate (60, 30, 59.94, 29.97 or N/D)"))
+}
+
+/// What each CSV column holds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Column {
+    Timecode,
+    Count,
+    Shape(usize),
+}
+
+/// Reads a CSV take into raw v6 packets, one per row, in file order.
+pub fn import(path: &Path, opts: &ImportOptions) -> Result<Vec<Vec<u8>>> {
+    let file = std::fs::File::open(path)
+        .with_context(|| format!("cannot open CSV take {}", path.display()))?;
+    let (subject, device_id) = identity(path, opts)?;
+    read(file, opts.rate, &subject, &device_id).with_context(|| path.display().to_string())
+}
+
+/// Reads CSV text into packets with the given identity.
+fn read(
+    input: impl std::io::Read,
+    rate: FrameRate,
+    subject: &str,
+    device_id: &str,
+) -> Result<Vec<Vec<u8>>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(input);
+    let mut record = csv::StringRecord::new();
+    if !reader.read_record(&mut record).map_err(csv_error)? {
+        bail!("the file is empty: expected a header `Timecode,BlendShapeCount,...`");
+    }
+    let columns = bind_columns(&record)?;
+    let mut packets = Vec::new();
+    let mut frame = FaceFrame {
+        version: VERSION,
+        device_id,
+        subject,
+        time: FrameTime {
+            frame_number: 0,
+            subframe: 0.0,
+            rate,
+        },
+        blendshapes: [0.0; COUNT],
+    };
+    let mut buf = [0u8; MAX_LEN];
+    while reader.read_record(&mut record).map_err(csv_error)? {
+        let line = record.position().map_or(0, |p| p.line());
+        let row = packets.len() + 1;
+        let at = |col: usize| format!("line {line} (row {row}), column {}", col + 1);
+        if record.len() != columns.len() {
+            bail!(
+                "line {line} (row {row}): {} columns, the header has {}",
+                record.len(),
+                columns.len()
+            );
+        }
+        for (col, (field, column)) in record.iter().zip(&columns).enumerate() {
+            match *column {
+                Column::Timecode => {
+                    frame.time = Timecode::parse(field)
+                        .and_then(|tc| tc.to_frame_time(rate))
+                        .map_err(|e| {
+                            anyhow!("{} (Timecode): `{field}`: {e} at {rate} fps", at(col))
+                        })?;
+                }
+                Column::Count => {
+                    if field.trim().parse::<usize>().ok() != Some(COUNT) {
+                        bail!("{} (BlendShapeCount): `{field}`, expected {COUNT}", at(col));
+                    }
+                }
+                Column::Shape(i) => {
+                    frame.blendshapes[i] = field.trim().parse().map_err(|_| {
+                        anyhow!(
+                            "{} ({}): `{field}` is not a number",
+                            at(col),
+                            blendshape::NAMES[i]
+                        )
+                    })?;
+                }
+            }
+        }
+        let len = frame
+            .encode(&mut buf)
+            .map_err(|e| anyhow!("line {line} (row {row}): {e}"))?;
+        packets.push(buf[..len].to_vec());
+    }
+    if packets.is_empty() {
+        bail!("the take has a header but no rows");
+    }
+    Ok(packets)
+}
+
+fn csv_error(e: csv::Error) -> anyhow::Error {
+    match e.position() {
+        Some(p) => anyhow!("line {}: {e}", p.line()),
+        None => anyhow!(e),
+    }
+}
+
+/// Maps each header column to what it holds; every blendshape exactly once.
+fn bind_columns(header: &csv::StringRecord) -> Result<Vec<Column>> {
+    let mut columns = Vec::with_capacity(header.len());
+    let mut seen = [false; COUNT];
+    let (mut timecode, mut count) = (false, false);
+    for (col, name) in header.iter().enumerate() {
+        let name = name.trim();
+        let column = if name.eq_ignore_ascii_case("Timecode") {
+            Column::Timecode
+        } else if name.eq_ignore_ascii_case("BlendShapeCount") {
+            Column::Count
+        } else {
+            Column::Shape(blendshape::find_ignore_case(name).ok_or_else(|| {
+                anyhow!("line 1, column {}: `{name}` is not a blendshape", col + 1)
+            })?)
+        };
+        let twice = match column {
+            Column::Timecode => std::mem::replace(&mut timecode, true),
+            Column::Count => std::mem::replace(&mut count, true),
+            Column::Shape(i) => std::mem::replace(&mut seen[i], true),
+        };
+        if twice {
+            bail!("line 1, column {}: `{name}` appears twice", col + 1);
+        }
+        columns.push(column);
+    }
+    if !timecode {
+        bail!("line 1: no Timecode column");
+    }
+    let missing: Vec<&str> = blendshape::iter()
+        .filter(|(i, _)| !seen[*i])
+        .map(|(_, n)| n)
+        .collect();
+    if !missing.is_empty() {
+        bail!("line 1: no column for {}", missing.join(", "));
+    }
+    Ok(columns)
+}
+
+/// Subject and device id: options, else `take.json` beside the file, else the file name.
+fn identity(path: &Path, opts: &ImportOptions) -> Result<(String, String)> {
+    let json_path = path.with_file_name("take.json");
+    let take: Option<serde_json::Value> = match std::fs::read_to_string(&json_path) {
+        Ok(text) => Some(
+            serde_json::from_str(&text)
+                .with_context(|| format!("{} is not JSON", json_path.display()))?,
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", json_path.display())),
+    };
+    let from_json = |key: &str| {
+        take.as_ref()
+            .and_then(|t| t.get(key))
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+    };
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let subject = opts
+        .subject
+        .clone()
+        .or_else(|| from_json("subject"))
+        .unwrap_or_else(|| subject_from_file_name(&stem));
+    let device_id = opts
+        .device_id
+        .clone()
+        .or_else(|| from_json("deviceModel"))
+        .unwrap_or_default();
+    Ok((subject, device_id))
+}
+
+/// The subject in the app's `<Slate>_<Take>_<Subject>[_cal|_raw|_neutral]` file
+/// names (the slate may hold `_`; the take is the first number after it),
+/// else the whole stem, as Unreal's importer does.
+pub fn subject_from_file_name(stem: &str) -> String {
+    let base = ["_cal", "_raw", "_neutral"]
+        .iter()
+        .find_map(|s| stem.strip_suffix(s))
+        .unwrap_or(stem);
+    let tokens: Vec<&str> = base.split('_').collect();
+    if tokens.len() >= 3 {
+        if let Some(take) = tokens[1..]
+            .iter()
+            .position(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+        {
+            let subject = tokens[take + 2..].join("_");
+            if !subject.is_empty() {
+                return subject;
+            }
+        }
+    }
+    stem.to_string()
+}
+
+/// Writes packets as a CSV take in the app's layout, which Unreal's
+/// LiveLinkFaceImporter reads: its header, `HH:MM:SS:FF.fff`, 10 decimals.
+pub fn export(packets: &[Vec<u8>], out: &mut impl Write) -> Result<()> {
+    let order: Vec<usize> = HEADER
+        .split(',')
+        .skip(2)
+        .map(|n| blendshape::index_of(n).expect("HEADER names every blendshape"))
+        .collect();
+    writeln!(out, "{HEADER}")?;
+    let mut line = String::with_capacity(1024);
+    for (i, packet) in packets.iter().enumerate() {
+        let frame = FaceFrame::decode(packet).map_err(|e| anyhow!("frame {}: {e}", i + 1))?;
+        let tc = frame.time.timecode().ok_or_else(|| {
+            anyhow!(
+                "frame {}: frame {} at rate {} has no timecode",
+                i + 1,
+                frame.time.frame_number,
+                frame.time.rate
+            )
+        })?;
+        line.clear();
+        write!(line, "{tc},{COUNT}")?;
+        for &shape in &order {
+            write!(line, ",{:.10}", f64::from(frame.blendshapes[shape]))?;
+        }
+        line.push('\n');
+        out.write_all(line.as_bytes())?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(tc: &str, values: impl Fn(usize) -> String) -> String {
+        let mut r = format!("{tc},61");
+        for i in 0..COUNT {
+            r.push(',');
+            r.push_str(&values(i));
+        }
+        r
+    }
+
+    fn header() -> String {
+        HEADER.to_string()
+    }
+
+    #[test]
+    fn header_names_every_blendshape_once_and_binds() {
+        let rec = csv::StringRecord::from(HEADER.split(',').collect::<Vec<_>>());
+        let cols = bind_columns(&rec).unwrap();
+        assert_eq!(cols.len(), 63);
+        assert_eq!(
+            cols[17],
+            Column::Shape(blendshape::index_of("JawRight").unwrap())
+        );
+    }
+
+    #[test]
+    fn binds_by_name_ignoring_case_and_spelling_of_count() {
+        // Packet order instead of the app's order, other count spelling, other case.
+        let mut text = String::from("timecode,BlendshapeCount");
+        for n in blendshape::NAMES {
+            text.push(',');
+            text.push_str(&n.to_ascii_uppercase());
+        }
+        text.push('\n');
+        text += &row("01:00:00:10.500", |i| format!("{}", i as f32 / 100.0));
+        text.push('\n');
+        let packets = read(text.as_bytes(), FrameRate::FPS_60, "s", "d").unwrap();
+        let f = FaceFrame::decode(&packets[0]).unwrap();
+        assert_eq!(f.time.frame_number, 3600 * 60 + 10);
+        assert_eq!(f.time.subframe, 0.5);
+        assert_eq!(f.time.rate, FrameRate::FPS_60);
+        assert_eq!(f.blendshapes[17], 0.17);
+        assert_eq!((f.subject, f.device_id), ("s", "d"));
+    }
+
+    fn read_err(text: &str) -> String {
+        format!(
+            "{:#}",
+            read(text.as_bytes(), FrameRate::FPS_60, "s", "d").unwrap_err()
+        )
+    }
+
+    #[test]
+    fn bad_rows_name_line_row_and_column() {
+        let good = row("00:00:01:00.000", |_| "0.5".into());
+        let short = format!("{}\n{good}\n{}\n", header(), &good[..good.len() - 4]);
+        assert_eq!(
+            read_err(&short),
+            "line 3 (row 2): 62 columns, the header has 63"
+        );
+
+        let bad_value = good.replacen(",0.5,", ",zz,", 1);
+        let e = read_err(&format!("{}\n{bad_value}\n", header()));
+        assert_eq!(
+            e,
+            "line 2 (row 1), column 3 (EyeBlinkLeft): `zz` is not a number"
+        );
+
+        let bad_tc = good.replace("00:00:01:00.000", "00:00:01:75.000");
+        let e = read_err(&format!("{}\n{bad_tc}\n", header()));
+        assert!(
+            e.starts_with("line 2 (row 1), column 1 (Timecode): `00:00:01:75.000`"),
+            "{e}"
+        );
+
+        let bad_count = good.replacen(",61,", ",52,", 1);
+        let e = read_err(&format!("{}\n{bad_count}\n", header()));
+        assert_eq!(
+            e,
+            "line 2 (row 1), column 2 (BlendShapeCount): `52`, expected 61"
+        );
+
+        let e = read_err(&header().replace(",TongueOut", ",Tongue"));
+        assert_eq!(e, "line 1, column 54: `Tongue` is not a blendshape");
+        let e = read_err(&header().replace(",TongueOut", ",JawOpen"));
+        assert_eq!(e, "line 1, column 54: `JawOpen` appears twice");
+        let e = read_err(&header().replace(",TongueOut,", ","));
+        assert_eq!(e, "line 1: no column for TongueOut");
+        assert!(read_err("").contains("empty"));
+        assert!(read_err(&format!("{}\n", header())).contains("no rows"));
+    }
+
+    #[test]
+    fn subject_follows_the_app_file_names() {
+        assert_eq!(subject_from_file_name("MySlate_5_iPhone"), "iPhone");
+        assert_eq!(
+            subject_from_file_name("HH_Neutral_Rotation_1_iPhone12Pro_cal"),
+            "iPhone12Pro"
+        );
+        assert_eq!(subject_from_file_name("Slate_2_Alex_Face"), "Alex_Face");
+        assert_eq!(subject_from_file_name("alex_rom_3"), "alex_rom_3");
+        assert_eq!(subject_from_file_name("take"), "take");
+    }
+
+    #[test]
+    fn identity_prefers_options_then_take_json_then_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("Slate_3_Anna.csv");
+        let none = ImportOptions::default();
+        assert_eq!(identity(&csv, &none).unwrap(), ("Anna".into(), "".into()));
+        std::fs::write(
+            dir.path().join("take.json"),
+            r#"{"slate":"Slate","take":3,"subject":"Bob","deviceModel":"iPhone13,3"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            identity(&csv, &none).unwrap(),
+            ("Bob".into(), "iPhone13,3".into())
+        );
+        let given = ImportOptions {
+            subject: Some("Cleo".into()),
+            device_id: Some("ID".into()),
+            ..none
+        };
+        assert_eq!(
+            identity(&csv, &given).unwrap(),
+            ("Cleo".into(), "ID".into())
+        );
+        std::fs::write(dir.path().join("take.json"), "{oops").unwrap();
+        let e = format!(
+            "{:#}",
+            identity(&csv, &ImportOptions::default()).unwrap_err()
+        );
+        assert!(e.contains("take.json is not JSON"), "{e}");
+    }
+
+    #[test]
+    fn export_writes_the_app_layout() {
+        let mut frame = FaceFrame {
+            version: VERSION,
+            device_id: "d",
+            subject: "s",
+            time: FrameTime {
+                frame_number: (13 * 3600 + 13 * 60 + 4) * 60 + 31,
+                subframe: 0.652,
+                rate: FrameRate::FPS_60,
+            },
+            blendshapes: [0.0; COUNT],
+        };
+        frame.blendshapes[blendshape::index_of("JawRight").unwrap()] =
+            "0.0185036063".parse().unwrap();
+        frame.blendshapes[blendshape::index_of("LeftEyeYaw").unwrap()] =
+            "-0.0312639736".parse().unwrap();
+        let mut buf = [0u8; MAX_LEN];
+        let n = frame.encode(&mut buf).unwrap();
+        let mut out = Vec::new();
+        export(&[buf[..n].to_vec()], &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some(HEADER));
+        let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+        assert_eq!(row[0], "13:13:04:31.652");
+        assert_eq!(row[1], "61");
+        assert_eq!(row[17], "0.0185036063");
+        assert_eq!(row[16], "0.0000000000");
+        assert_eq!(row[57], "-0.0312639736");
+        assert!(lines.next().is_none());
+        assert!(text.ends_with('\n'));
+    }
+}

@@ -1,0 +1,641 @@
+//! `llv retarget`: ARKit blendshapes to MetaHuman curves through an additive
+//! PoseAsset, for one take or a folder of takes.
+//!
+//! Curve `j` of a frame is `rest[j] + sum_i value_i * CurveData[i][j]` (Unreal's
+//! additive pose blend, `--combine sum`) or `rest[j] + max_i value_i * CurveData[i][j]`
+//! (the seed article's method, `--combine max`). `rest` is the base pose's raw
+//! value: 0 on every curve a pose drives, 1 on the rig's resting switches.
+
+use std::collections::HashMap;
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{anyhow, bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use llv_core::blendshape::COUNT;
+use llv_core::packet::{FaceFrame, MAX_LEN};
+use llv_core::time::{FrameTime, Timecode};
+
+use crate::csv_take::{self, CsvArgs, ImportOptions};
+use crate::pose_asset::PoseAsset;
+
+/// What a retargeted file is named after its take: `<take>.metahuman.csv`.
+pub const OUTPUT_SUFFIX: &str = ".metahuman.csv";
+
+/// `llv retarget IN --map mapping.T3D [-o OUT | --out-dir DIR] ...`.
+#[derive(clap::Args, Debug)]
+pub struct RetargetArgs {
+    /// A take (Live Link Face CSV or recording) or a folder of takes (searched recursively).
+    input: PathBuf,
+    /// The MetaHuman mapping: Unreal's mh_arkit_mapping_pose PoseAsset exported as T3D.
+    #[arg(long, value_name = "T3D")]
+    map: PathBuf,
+    /// Output CSV of a single take (default: `<take>.metahuman.csv` beside it).
+    #[arg(short, long, value_name = "OUT", conflicts_with = "out_dir")]
+    output: Option<PathBuf>,
+    /// Folder for the outputs (default: beside each take).
+    #[arg(long, value_name = "DIR")]
+    out_dir: Option<PathBuf>,
+    /// How the poses driving one curve combine.
+    #[arg(long, value_enum, default_value_t = Combine::Sum)]
+    combine: Combine,
+    /// Move the timecodes so the first frame starts at TC (HH:MM:SS:FF); subframes are kept.
+    #[arg(long, value_name = "TC", conflicts_with = "sync")]
+    offset: Option<String>,
+    /// Move each take to its start timecode in a `Filename,Timecode` table.
+    #[arg(long, value_name = "CSV")]
+    sync: Option<PathBuf>,
+    /// Write all curves of the mapping, not only those a pose drives.
+    #[arg(long)]
+    all_curves: bool,
+    #[command(flatten)]
+    csv: CsvArgs,
+}
+
+/// How the weighted values of the poses driving one curve combine.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Combine {
+    /// Their sum: Unreal's additive pose blend.
+    Sum,
+    /// Their maximum: the seed article's MotionBuilder script.
+    Max,
+}
+
+/// One frame of a take: its time and its 61 values in packet order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Frame {
+    /// When the frame was captured.
+    pub time: FrameTime,
+    /// The blendshape values in packet order.
+    pub shapes: [f32; COUNT],
+}
+
+/// The mapping prepared for evaluation: per output curve, the poses that drive it.
+#[derive(Clone, Debug)]
+pub struct Retargeter {
+    names: Vec<String>,
+    rest: Vec<f64>,
+    terms: Vec<Vec<(usize, f64)>>,
+    pose_count: usize,
+    combine: Combine,
+}
+
+impl Retargeter {
+    /// Keeps the curves some pose drives (a non-zero weight), or all of them.
+    pub fn new(asset: &PoseAsset, combine: Combine, all_curves: bool) -> Self {
+        let mut r = Retargeter {
+            names: Vec::new(),
+            rest: Vec::new(),
+            terms: Vec::new(),
+            pose_count: asset.poses.len(),
+            combine,
+        };
+        for (j, name) in asset.curves.iter().enumerate() {
+            let terms: Vec<(usize, f64)> = asset
+                .poses
+                .iter()
+                .filter(|p| p.weights[j] != 0.0)
+                .map(|p| (p.shape, p.weights[j]))
+                .collect();
+            if all_curves || !terms.is_empty() {
+                r.names.push(name.clone());
+                r.rest.push(asset.rest[j]);
+                r.terms.push(terms);
+            }
+        }
+        r
+    }
+
+    /// The output curve names, in mapping order.
+    pub fn curves(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Evaluates every output curve for one frame's blendshape values.
+    pub fn apply(&self, shapes: &[f32; COUNT], out: &mut [f64]) {
+        for ((slot, terms), rest) in out.iter_mut().zip(&self.terms).zip(&self.rest) {
+            let weighted = terms.iter().map(|&(i, w)| f64::from(shapes[i]) * w);
+            let value = match self.combine {
+                Combine::Sum => weighted.sum(),
+                // The maximum over all poses: those with weight 0 contribute a 0.
+                Combine::Max => {
+                    let floor = if terms.len() < self.pose_count {
+                        0.0
+                    } else {
+                        f64::NEG_INFINITY
+                    };
+                    weighted.fold(floor, f64::max)
+                }
+            };
+            *slot = rest + value;
+        }
+    }
+}
+
+/// Writes `Timecode,<curve>...` and one row per frame (10 decimals).
+pub fn write_curves(frames: &[Frame], map: &Retargeter, out: &mut impl Write) -> Result<()> {
+    use std::fmt::Write as _;
+    writeln!(out, "Timecode,{}", map.curves().join(","))?;
+    let mut values = vec![0.0; map.curves().len()];
+    let mut line = String::with_capacity(16 * values.len());
+    for (i, frame) in frames.iter().enumerate() {
+        let tc = frame.time.timecode().ok_or_else(|| {
+            anyhow!(
+                "frame {}: frame {} at rate {} has no timecode",
+                i + 1,
+                frame.time.frame_number,
+                frame.time.rate
+            )
+        })?;
+        map.apply(&frame.shapes, &mut values);
+        line.clear();
+        write!(line, "{tc}")?;
+        for v in &values {
+            write!(line, ",{v:.10}")?;
+        }
+        line.push('\n');
+        out.write_all(line.as_bytes())?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Reads a take's frames: a CSV take (by its `.csv` extension) or a recording.
+pub fn read_take(path: &Path, csv: &ImportOptions) -> Result<Vec<Frame>> {
+    let packets = if has_extension(path, "csv") {
+        csv_take::import(path, csv)?
+    } else {
+        read_recording(path)?
+    };
+    packets
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let f = FaceFrame::decode(p)
+                .map_err(|e| anyhow!("{}: frame {}: {e}", path.display(), i + 1))?;
+            Ok(Frame {
+                time: f.time,
+                shapes: f.blendshapes,
+            })
+        })
+        .collect()
+}
+
+/// The packets of a native (base64 lines) or LLV gzip recording.
+// The shared multi-format recording reader replaces this function at merge.
+fn read_recording(path: &Path) -> Result<Vec<Vec<u8>>> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let at = |what: String| anyhow!("{}: {what}", path.display());
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut raw = Vec::new();
+        flate2::read::GzDecoder::new(&bytes[..])
+            .read_to_end(&mut raw)
+            .map_err(|e| at(format!("gzip: {e}")))?;
+        let word = |i: usize| {
+            raw.get(i..i + 4)
+                .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        };
+        let count = word(1).ok_or_else(|| at("LLV header is cut short".into()))?;
+        let mut packets = Vec::with_capacity(count.min(1 << 20));
+        let mut i = 5;
+        for n in 1..=count {
+            let len = word(i).ok_or_else(|| at(format!("LLV frame {n} of {count} is missing")))?;
+            let packet = raw
+                .get(i + 4..i + 4 + len)
+                .ok_or_else(|| at(format!("LLV frame {n} of {count} is cut short")))?;
+            packets.push(packet.to_vec());
+            i += 4 + len;
+        }
+        return Ok(packets);
+    }
+    let mut packets = Vec::new();
+    let mut buf = [0u8; MAX_LEN];
+    for (n, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.is_empty() || line.starts_with(b"#") {
+            continue;
+        }
+        let packet = llv_core::line::decode(line, &mut buf)
+            .map_err(|e| at(format!("line {}: {e}", n + 1)))?;
+        packets.push(packet.to_vec());
+    }
+    Ok(packets)
+}
+
+fn has_extension(path: &Path, ext: &str) -> bool {
+    path.extension()
+        .is_some_and(|e| e.to_string_lossy().eq_ignore_ascii_case(ext))
+}
+
+/// Where the timeline of each take starts.
+enum Start {
+    AsRecorded,
+    At(Timecode),
+    Sync {
+        table: HashMap<String, Timecode>,
+        path: PathBuf,
+    },
+}
+
+impl Start {
+    fn for_take(&self, take: &Path) -> Result<Option<Timecode>> {
+        match self {
+            Start::AsRecorded => Ok(None),
+            Start::At(tc) => Ok(Some(*tc)),
+            Start::Sync { table, path } => {
+                let name = take.file_name().map(|n| n.to_string_lossy());
+                let stem = take.file_stem().map(|n| n.to_string_lossy());
+                [name, stem.clone()]
+                    .into_iter()
+                    .flatten()
+                    .find_map(|key| table.get(key.as_ref()).copied())
+                    .map(Some)
+                    .ok_or_else(|| {
+                        anyhow!(
+                            "{} has no row for take {}",
+                            path.display(),
+                            stem.unwrap_or_default()
+                        )
+                    })
+            }
+        }
+    }
+}
+
+/// Reads a `Filename,Timecode` table (headers in any case, more columns allowed).
+fn read_sync(path: &Path) -> Result<HashMap<String, Timecode>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_path(path)
+        .with_context(|| format!("cannot open sync table {}", path.display()))?;
+    let at = |what: String| anyhow!("sync table {}: {what}", path.display());
+    let headers = reader.headers().map_err(|e| at(e.to_string()))?.clone();
+    let column = |name: &str| {
+        headers
+            .iter()
+            .position(|h| h.trim().eq_ignore_ascii_case(name))
+            .ok_or_else(|| at(format!("line 1: no {name} column")))
+    };
+    let (file_col, tc_col) = (column("Filename")?, column("Timecode")?);
+    let mut table = HashMap::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| at(e.to_string()))?;
+        let line = record.position().map_or(0, |p| p.line());
+        let (Some(name), Some(tc)) = (record.get(file_col), record.get(tc_col)) else {
+            bail!(at(format!("line {line}: missing Filename or Timecode")));
+        };
+        let tc = Timecode::parse(tc).map_err(|e| at(format!("line {line}: `{tc}`: {e}")))?;
+        if table.insert(name.trim().to_string(), tc).is_some() {
+            bail!(at(format!("line {line}: {name} appears twice")));
+        }
+    }
+    Ok(table)
+}
+
+/// Shifts all frames by whole frames so the first one falls on `start`.
+fn shift(frames: &mut [Frame], start: Timecode) -> Result<()> {
+    let Some(first) = frames.first().map(|f| f.time) else {
+        return Ok(());
+    };
+    let target = start
+        .to_frame_time(first.rate)
+        .map_err(|e| anyhow!("start timecode {start}: {e} at rate {}", first.rate))?;
+    let delta = i64::from(target.frame_number) - i64::from(first.frame_number);
+    for (i, f) in frames.iter_mut().enumerate() {
+        if f.time.rate != first.rate {
+            bail!(
+                "frame {}: rate {} differs from the first frame's {}; cannot move the timecode",
+                i + 1,
+                f.time.rate,
+                first.rate
+            );
+        }
+        f.time.frame_number = i32::try_from(i64::from(f.time.frame_number) + delta)
+            .ok()
+            .filter(|n| *n >= 0)
+            .ok_or_else(|| anyhow!("frame {}: moved before 00:00:00:00 or too far", i + 1))?;
+    }
+    Ok(())
+}
+
+/// Retargets one take into `output`; returns its frame count.
+fn retarget_take(
+    input: &Path,
+    output: &Path,
+    map: &Retargeter,
+    start: &Start,
+    csv: &ImportOptions,
+) -> Result<usize> {
+    if same_file(input, output) {
+        bail!("{}: the output would overwrite the take", output.display());
+    }
+    let mut frames = read_take(input, csv)?;
+    if frames.is_empty() {
+        bail!("{}: no frames", input.display());
+    }
+    if let Some(tc) = start.for_take(input)? {
+        shift(&mut frames, tc).with_context(|| input.display().to_string())?;
+    }
+    if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let file = std::fs::File::create(output)
+        .with_context(|| format!("cannot create {}", output.display()))?;
+    write_curves(&frames, map, &mut BufWriter::new(file))
+        .with_context(|| format!("writing {}", output.display()))?;
+    Ok(frames.len())
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// `<take>.metahuman.csv` in `dir`.
+fn output_name(take: &Path, dir: &Path) -> PathBuf {
+    let stem = take.file_stem().unwrap_or_default().to_string_lossy();
+    dir.join(format!("{stem}{OUTPUT_SUFFIX}"))
+}
+
+/// Runs `llv retarget`; the exit code is non-zero when any take failed.
+pub fn run(args: &RetargetArgs) -> Result<ExitCode> {
+    let asset = PoseAsset::load(&args.map)?;
+    let map = Retargeter::new(&asset, args.combine, args.all_curves);
+    let start = match (&args.offset, &args.sync) {
+        (Some(tc), _) => Start::At(
+            Timecode::parse(tc).map_err(|e| anyhow!("--offset `{tc}`: {e} (HH:MM:SS:FF)"))?,
+        ),
+        (None, Some(path)) => Start::Sync {
+            table: read_sync(path)?,
+            path: path.clone(),
+        },
+        (None, None) => Start::AsRecorded,
+    };
+    let csv = args.csv.options();
+    if !args.input.is_dir() {
+        let output = match (&args.output, &args.out_dir) {
+            (Some(out), _) => out.clone(),
+            (None, Some(dir)) => output_name(&args.input, dir),
+            (None, None) => output_name(&args.input, args.input.parent().unwrap_or(Path::new(""))),
+        };
+        let frames = retarget_take(&args.input, &output, &map, &start, &csv)?;
+        println!(
+            "{} -> {}: {frames} frames, {} curves",
+            args.input.display(),
+            output.display(),
+            map.curves().len()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.output.is_some() {
+        bail!("-o names one output file; for a folder use --out-dir");
+    }
+    batch(args, &map, &start, &csv)
+}
+
+/// Every take in the folder `args.input`: a log line each, a summary, no stop on failure.
+fn batch(
+    args: &RetargetArgs,
+    map: &Retargeter,
+    start: &Start,
+    csv: &ImportOptions,
+) -> Result<ExitCode> {
+    let takes = find_takes(&args.input, args.sync.as_deref())?;
+    if takes.is_empty() {
+        bail!(
+            "{}: no takes (*.csv, *.gesichter) in this folder",
+            args.input.display()
+        );
+    }
+    let bar = ProgressBar::new(takes.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} takes {wide_msg}")
+            .expect("valid template"),
+    );
+    let (mut frames, mut failed) = (0usize, Vec::new());
+    for take in &takes {
+        let relative = take.strip_prefix(&args.input).unwrap_or(take);
+        bar.set_message(relative.display().to_string());
+        let dir = match &args.out_dir {
+            Some(out) => out.join(relative.parent().unwrap_or(Path::new(""))),
+            None => take.parent().unwrap_or(Path::new("")).to_path_buf(),
+        };
+        let output = output_name(take, &dir);
+        match retarget_take(take, &output, map, start, csv) {
+            Ok(n) => {
+                frames += n;
+                bar.suspend(|| {
+                    println!(
+                        "ok     {} -> {} ({n} frames)",
+                        take.display(),
+                        output.display()
+                    )
+                });
+            }
+            Err(e) => {
+                bar.suspend(|| eprintln!("FAILED {}: {e:#}", take.display()));
+                failed.push(relative.display().to_string());
+            }
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    println!(
+        "{} of {} takes retargeted ({frames} frames, {} curves each); {} failed{}",
+        takes.len() - failed.len(),
+        takes.len(),
+        map.curves().len(),
+        failed.len(),
+        if failed.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", failed.join(", "))
+        }
+    );
+    Ok(if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// The takes under `dir`, sorted: `*.csv` and `*.gesichter`, but not our
+/// own outputs (`*.metahuman.csv`) nor the sync table.
+fn find_takes(dir: &Path, sync: Option<&Path>) -> Result<Vec<PathBuf>> {
+    let sync = sync.and_then(|s| s.canonicalize().ok());
+    let mut takes = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.with_context(|| format!("cannot list {}", dir.display()))?;
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().to_ascii_lowercase();
+        let is_take = entry.file_type().is_file()
+            && (has_extension(path, "csv") || has_extension(path, "gesichter"))
+            && !name.ends_with(OUTPUT_SUFFIX)
+            && (sync.is_none() || path.canonicalize().ok() != sync);
+        if is_take {
+            takes.push(path.to_path_buf());
+        }
+    }
+    Ok(takes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pose_asset::Pose;
+    use llv_core::time::FrameRate;
+
+    fn asset() -> PoseAsset {
+        PoseAsset {
+            curves: vec!["a".into(), "b".into(), "idle".into(), "on".into()],
+            rest: vec![0.0, 0.0, 0.0, 1.0],
+            poses: vec![
+                Pose {
+                    name: "JawOpen".into(),
+                    shape: 17,
+                    weights: vec![1.0, 0.5, 0.0, 0.0],
+                },
+                Pose {
+                    name: "EyeBlinkLeft".into(),
+                    shape: 0,
+                    weights: vec![0.0, 0.75, 0.0, 0.0],
+                },
+            ],
+        }
+    }
+
+    fn shapes(jaw: f32, blink: f32) -> [f32; COUNT] {
+        let mut s = [0.0; COUNT];
+        s[17] = jaw;
+        s[0] = blink;
+        s
+    }
+
+    #[test]
+    fn sum_and_max_over_driving_poses() {
+        let sum = Retargeter::new(&asset(), Combine::Sum, false);
+        assert_eq!(sum.curves(), ["a", "b"]);
+        let mut out = [0.0; 2];
+        sum.apply(&shapes(0.5, 0.5), &mut out);
+        assert_eq!(out, [0.5, 0.25 + 0.375]);
+        let max = Retargeter::new(&asset(), Combine::Max, false);
+        max.apply(&shapes(0.5, 0.5), &mut out);
+        assert_eq!(out, [0.5, 0.375]);
+    }
+
+    #[test]
+    fn all_curves_adds_rest_values() {
+        let all = Retargeter::new(&asset(), Combine::Sum, true);
+        assert_eq!(all.curves(), ["a", "b", "idle", "on"]);
+        let mut out = [0.0; 4];
+        all.apply(&shapes(1.0, 0.0), &mut out);
+        assert_eq!(out, [1.0, 0.5, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn max_over_all_poses_lets_negative_weights_floor_at_zero() {
+        let mut a = asset();
+        a.poses[0].weights[1] = -0.5;
+        let max = Retargeter::new(&a, Combine::Max, false);
+        let mut out = [0.0; 2];
+        max.apply(&shapes(1.0, 0.0), &mut out);
+        assert_eq!(out, [1.0, 0.0]);
+        // Every pose drives `b`: the maximum is of the weighted values alone.
+        let mut b = a.clone();
+        b.poses[1].weights[1] = -1.0;
+        let max = Retargeter::new(&b, Combine::Max, false);
+        max.apply(&shapes(1.0, 1.0), &mut out);
+        assert_eq!(out, [1.0, -0.5]);
+    }
+
+    fn frame(frame_number: i32, subframe: f32) -> Frame {
+        Frame {
+            time: FrameTime {
+                frame_number,
+                subframe,
+                rate: FrameRate::FPS_60,
+            },
+            shapes: [0.0; COUNT],
+        }
+    }
+
+    #[test]
+    fn shift_moves_whole_frames_and_keeps_subframes() {
+        let mut frames = vec![frame(1000, 0.652), frame(1002, 0.651)];
+        shift(&mut frames, Timecode::parse("00:00:01:00").unwrap()).unwrap();
+        assert_eq!(frames[0].time.frame_number, 60);
+        assert_eq!(frames[1].time.frame_number, 62);
+        assert_eq!(frames[1].time.subframe, 0.651);
+        let mut early = vec![frame(10, 0.0), frame(5, 0.0)];
+        let e = shift(&mut early, Timecode::parse("00:00:00:00").unwrap()).unwrap_err();
+        assert!(e.to_string().contains("frame 2: moved before"), "{e}");
+    }
+
+    #[test]
+    fn sync_table_matches_file_name_or_stem() {
+        let dir = tempfile::tempdir().unwrap();
+        let tc = dir.path().join("tc.csv");
+        std::fs::write(
+            &tc,
+            "Filename,Timecode\nalex_rom_3,06:09:20:19\nb.csv,01:00:00:00\n",
+        )
+        .unwrap();
+        let start = Start::Sync {
+            table: read_sync(&tc).unwrap(),
+            path: tc.clone(),
+        };
+        let at = start
+            .for_take(Path::new("x/alex_rom_3.csv"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(at.to_string(), "06:09:20:19.000");
+        assert!(start.for_take(Path::new("b.csv")).unwrap().is_some());
+        let e = start.for_take(Path::new("c.csv")).unwrap_err().to_string();
+        assert!(e.ends_with("has no row for take c"), "{e}");
+        std::fs::write(&tc, "Filename,Timecode\nx,99:99\n").unwrap();
+        let e = read_sync(&tc).unwrap_err().to_string();
+        assert!(e.contains("line 2: `99:99`"), "{e}");
+    }
+
+    #[test]
+    fn reads_native_lines_and_llv_gzip() {
+        let mut f = frame(7, 0.25);
+        f.shapes[3] = 0.5;
+        let face = FaceFrame {
+            version: 6,
+            device_id: "dev",
+            subject: "sub",
+            time: f.time,
+            blendshapes: f.shapes,
+        };
+        let mut buf = [0u8; MAX_LEN];
+        let n = face.encode(&mut buf).unwrap();
+        let packet = &buf[..n];
+        let dir = tempfile::tempdir().unwrap();
+
+        let mut line = [0u8; llv_core::line::MAX_LINE_LEN];
+        let text = llv_core::line::encode(packet, &mut line).unwrap();
+        let native = dir.path().join("n.gesichter");
+        std::fs::write(&native, format!("# header\n{text}\r\n\n{text}\n")).unwrap();
+        let frames = read_take(&native, &ImportOptions::default()).unwrap();
+        assert_eq!(frames, vec![f, f]);
+
+        let mut raw = vec![6u8];
+        raw.extend(1u32.to_be_bytes());
+        raw.extend((n as u32).to_be_bytes());
+        raw.extend(packet);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&raw).unwrap();
+        let llv = dir.path().join("l.gesichter");
+        std::fs::write(&llv, gz.finish().unwrap()).unwrap();
+        assert_eq!(read_take(&llv, &ImportOptions::default()).unwrap(), vec![f]);
+
+        std::fs::write(&native, format!("{text}\nnot base64!\n")).unwrap();
+        let e = read_take(&native, &ImportOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 2: column"), "{e}");
+    }
+}
