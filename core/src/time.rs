@@ -230,7 +230,9 @@ impl fmt::Display for Timecode {
     /// `HH:MM:SS:FF.fff`, the Live Link Face CSV form.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Three decimals, truncated like the app, so `.999` never rounds into the next frame.
-        let millis = (f64::from(self.subframe) * 1000.0 + 1.0e-6).clamp(0.0, 999.0) as u32;
+        // The subframe is an f32: `.650` is stored as 0.64999998, up to 3e-5 thousandths
+        // below; the 1e-4 nudge restores the written digits.
+        let millis = (f64::from(self.subframe) * 1000.0 + 1.0e-4).clamp(0.0, 999.0) as u32;
         write!(
             f,
             "{:02}:{:02}:{:02}:{:02}.{:03}",
@@ -279,6 +281,15 @@ mod tests {
         let plain = Timecode::parse("06:09:20:19").unwrap();
         assert_eq!(plain.subframe, 0.0);
         assert_eq!(plain.to_string(), "06:09:20:19.000");
+    }
+
+    #[test]
+    fn every_three_decimal_subframe_formats_back_to_its_digits() {
+        use std::format;
+        for millis in 0..1000 {
+            let text = format!("01:02:03:04.{millis:03}");
+            assert_eq!(Timecode::parse(&text).unwrap().to_string(), text);
+        }
     }
 
     #[test]

@@ -13,6 +13,12 @@ pub fn example(name: &str) -> PathBuf {
     repo_root().join("examples").join(name)
 }
 
+/// A fixture copied from the shared data, e.g. `fixture("llf/alex_rom_3.csv")`
+/// (see `tests/fixtures/NOTICE-llf-mapping.md`).
+pub fn fixture(name: &str) -> PathBuf {
+    repo_root().join("tests").join("fixtures").join(name)
+}
+
 /// The raw packets of an LLV 1.1+ file (gzip: u8 version, u32 BE count, u32 BE length + packet),
 /// read independently of the code under test.
 pub fn llv_packets(path: &Path) -> Vec<Vec<u8>> {
