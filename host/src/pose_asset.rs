@@ -97,6 +97,7 @@ impl PoseAsset {
         let rest = numbers(poses[base], "SourceCurveData", curves.len())?;
         let mut out = Vec::with_capacity(poses.len() - 1);
         for (i, ((name, name_pos), pose)) in names.into_iter().zip(poses).enumerate() {
+            let weights = numbers(pose, "CurveData", curves.len())?;
             if i == base {
                 continue;
             }
@@ -106,7 +107,7 @@ impl PoseAsset {
             out.push(Pose {
                 name,
                 shape,
-                weights: numbers(pose, "CurveData", curves.len())?,
+                weights,
             });
         }
         Ok(PoseAsset {

@@ -13,10 +13,32 @@ pub fn example(name: &str) -> PathBuf {
     repo_root().join("examples").join(name)
 }
 
-/// A fixture copied from the shared data, e.g. `fixture("llf/alex_rom_3.csv")`
-/// (see `tests/fixtures/NOTICE-llf-mapping.md`).
+/// A fixture of this crate, e.g. `fixture("llf/alex_rom_3.csv")`.
 pub fn fixture(name: &str) -> PathBuf {
-    repo_root().join("tests").join("fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+}
+
+/// The `llv` binary, built once per test process (up to date with the sources).
+pub fn llv_path() -> &'static Path {
+    static PATH: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        escargot::CargoBuild::new()
+            .manifest_path(repo_root().join("Cargo.toml"))
+            .package("llv")
+            .bin("llv")
+            .current_release()
+            .run()
+            .unwrap_or_else(|e| panic!("building llv: {e}"))
+            .path()
+            .to_path_buf()
+    })
+}
+
+/// An `llv` command ready for arguments.
+pub fn llv() -> assert_cmd::Command {
+    assert_cmd::Command::new(llv_path())
 }
 
 /// The raw packets of an LLV 1.1+ file (gzip: u8 version, u32 BE count, u32 BE length + packet),

@@ -1,0 +1,109 @@
+//! `llv retarget FOLDER`: every take done, a failing take reported, non-zero exit.
+
+use std::path::Path;
+
+use llv_tests::{example, fixture, llv};
+
+fn run(dir: &Path, extra: &[&str]) -> (Option<i32>, String, String) {
+    let out = llv()
+        .arg("retarget")
+        .arg(dir)
+        .arg("--map")
+        .arg(fixture("mapping/mh_arkit_mapping_pose.T3D"))
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn lines(path: &Path) -> usize {
+    std::fs::read_to_string(path).unwrap().lines().count()
+}
+
+/// alex_rom_3.csv, a broken copy in a subfolder, and the bundled LLV take.
+fn takes() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("llf/alex_rom_3.csv")).unwrap();
+    std::fs::write(dir.path().join("alex_rom_3.csv"), &text).unwrap();
+    std::fs::create_dir(dir.path().join("day2")).unwrap();
+    let broken: String = text
+        .lines()
+        .take(50)
+        .map(|l| format!("{l}\n"))
+        .collect::<String>()
+        .replacen(",61,0.", ",61,x0.", 1);
+    std::fs::write(dir.path().join("day2").join("alex_rom_4.csv"), broken).unwrap();
+    std::fs::copy(example("dao.gesichter"), dir.path().join("dao.gesichter")).unwrap();
+    std::fs::copy(fixture("llf/tc.csv"), dir.path().join("tc.csv")).unwrap();
+    dir
+}
+
+#[test]
+fn a_failing_take_does_not_stop_the_batch() {
+    let dir = takes();
+    let tc = dir.path().join("tc.csv");
+    let (code, stdout, stderr) = run(dir.path(), &["--sync", tc.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+
+    // The good takes are done, beside themselves; the broken one leaves nothing.
+    assert_eq!(lines(&dir.path().join("alex_rom_3.metahuman.csv")), 4031);
+    assert!(!dir
+        .path()
+        .join("day2")
+        .join("alex_rom_4.metahuman.csv")
+        .exists());
+    // dao has no row in tc.csv: under --sync that is a failure of its own.
+    assert!(!dir.path().join("dao.metahuman.csv").exists());
+
+    assert!(stdout.contains("ok     "), "{stdout}");
+    assert!(stdout.contains("alex_rom_3.csv -> "), "{stdout}");
+    assert!(
+        stderr.contains("alex_rom_4.csv: ")
+            && stderr.contains("line 2 (row 1), column 3 (EyeBlinkLeft)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("has no row for take dao"), "{stderr}");
+    assert!(
+        stdout.contains("1 of 3 takes retargeted (4030 frames, 159 curves each); 2 failed"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn outputs_go_to_out_dir_and_are_not_taken_for_takes() {
+    let dir = takes();
+    std::fs::remove_file(dir.path().join("day2").join("alex_rom_4.csv")).unwrap();
+    std::fs::remove_file(dir.path().join("tc.csv")).unwrap();
+    // Run twice beside the takes: the second run must not read the first's outputs.
+    for _ in 0..2 {
+        let (code, stdout, stderr) = run(dir.path(), &[]);
+        assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+        assert!(
+            stdout.contains("2 of 2 takes retargeted (4210 frames"),
+            "{stdout}"
+        );
+    }
+    let out = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("day2").join("more")).unwrap();
+    std::fs::copy(
+        example("dao.gesichter"),
+        dir.path().join("day2").join("more").join("dao2.gesichter"),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = run(dir.path(), &["--out-dir", out.path().to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert_eq!(lines(&out.path().join("dao.metahuman.csv")), 181);
+    assert_eq!(
+        lines(
+            &out.path()
+                .join("day2")
+                .join("more")
+                .join("dao2.metahuman.csv")
+        ),
+        181
+    );
+}
