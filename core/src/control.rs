@@ -123,6 +123,10 @@ impl Settings {
 
 /// A message from the host to the box.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "no heap to box into: one message lives at a time"
+)]
 pub enum Request<'a> {
     /// Opens the conversation: the host's protocol version and the box's token, if it has one.
     Hello {
@@ -267,6 +271,10 @@ pub struct Status {
 
 /// A message from the box to the host.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "no heap to box into: one message lives at a time"
+)]
 pub enum Response {
     /// Accepts the `Hello`.
     Hello {
