@@ -7,8 +7,10 @@
 //! |---|---|
 //! | 0 | begin record: `LLVB`, sequence, image length, image CRC, record CRC |
 //! | 32 | commit record: `LLVC`, sequence, image CRC, record CRC (written last) |
-//! | 64 | delete mark: all `0xFF` while the take lives, anything else once deleted |
-//! | 96 | the take image |
+//! | 64 | the take image |
+//!
+//! A take is deleted by erasing its first block. Nothing is ever written twice
+//! between erases, not even after a cut write that left its unit looking blank.
 
 use crc::{Crc, CRC_32_ISO_HDLC};
 
@@ -16,10 +18,8 @@ use crc::{Crc, CRC_32_ISO_HDLC};
 pub const UNIT: usize = 32;
 /// Offset of the commit record in an extent.
 pub const COMMIT_AT: u32 = UNIT as u32;
-/// Offset of the delete mark in an extent.
-pub const DELETE_AT: u32 = 2 * UNIT as u32;
 /// Offset of the image in an extent.
-pub const IMAGE_AT: u32 = 3 * UNIT as u32;
+pub const IMAGE_AT: u32 = 2 * UNIT as u32;
 /// Erase blocks at the start of the region that hold the settings log.
 pub const SETTINGS_BLOCKS: u32 = 2;
 
@@ -80,9 +80,6 @@ impl Begin {
             .unwrap_or(u32::MAX)
     }
 }
-
-/// The delete mark's unit.
-pub const DELETED: [u8; UNIT] = [0; UNIT];
 
 /// Little-endian u32 at `at` (the caller guarantees 4 bytes).
 pub fn le32(b: &[u8], at: usize) -> u32 {

@@ -88,9 +88,9 @@ impl<const WRITE: usize, const ERASE: usize> MockFlash<WRITE, ERASE> {
         }
     }
 
-    /// The raw bytes.
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes
+    /// Flips one bit, as decay or an erase cut that spared the records would.
+    pub fn flip_bit(&mut self, offset: usize, bit: u8) {
+        self.bytes[offset] ^= 1 << bit;
     }
 
     fn check(&self, offset: u32, len: usize, align: usize) -> Result<usize, MockError> {

@@ -1,7 +1,8 @@
 //! The settings log: two erase blocks of appended records; the valid record
-//! with the highest sequence wins. When the active block is full (or holds a
-//! torn record) the next record goes to the other block after erasing it, so a
-//! power cut at any point leaves the previous settings readable.
+//! with the highest sequence wins. The first save after mount, and any save that
+//! does not fit, goes to the other block after erasing it (so a unit cut in an
+//! earlier life is never written again), and a power cut at any point leaves
+//! the previous settings readable.
 //!
 //! Record: `LLVS`, sequence (u32), payload length (u16), `0xFFFF`, CRC-32 of
 //! sequence + length + payload, then the postcard payload, padded with `0xFF`
@@ -26,7 +27,7 @@ pub struct Log {
     pub block: u32,
     /// Block holding the newest record, if any.
     pub active: Option<u32>,
-    /// Where the next record fits in the active block, unless it is full or torn.
+    /// Where the next record goes in the active block; `None` until a save since mount.
     pub cursor: Option<u32>,
     /// Sequence of the newest record.
     pub seq: u32,
@@ -51,26 +52,23 @@ impl Log {
         for b in 0..2 {
             let start = base + b * block;
             let mut at = 0u32;
-            let cursor = loop {
-                if at as usize + HEAD > block as usize {
-                    break None;
-                }
+            while at as usize + HEAD <= block as usize {
                 let head = &mut buf[..HEAD];
                 flash.read(start + at, head).await?;
                 if head.iter().all(|x| *x == 0xFF) {
-                    break Some(at);
+                    break;
                 }
                 let len = usize::from(u16::from_le_bytes([head[8], head[9]]));
                 let size = (HEAD + len).next_multiple_of(UNIT);
                 if head[..4] != MAGIC || size > RECORD_MAX || at as usize + size > block as usize {
-                    break None;
+                    break;
                 }
                 flash.read(start + at, &mut buf[..HEAD + len]).await?;
                 let mut digest = CRC.digest();
                 digest.update(&buf[4..10]);
                 digest.update(&buf[HEAD..HEAD + len]);
                 if digest.finalize() != le32(&buf, 12) {
-                    break None;
+                    break;
                 }
                 let seq = le32(&buf, 4);
                 if let Ok(s) = postcard::from_bytes::<Settings>(&buf[HEAD..HEAD + len]) {
@@ -81,9 +79,6 @@ impl Log {
                     }
                 }
                 at += size as u32;
-            };
-            if log.active == Some(b) {
-                log.cursor = cursor;
             }
         }
         Ok((log, settings))
@@ -125,6 +120,8 @@ impl Log {
                 (other, 0)
             }
         };
+        // Should the write fail, its units must not be written again.
+        self.cursor = None;
         flash
             .write(self.base + b * self.block + at, &buf[..size])
             .await

@@ -3,10 +3,10 @@
 //! Safety against power cuts and dropped uploads rests on three rules (layout in
 //! `layout.rs` and `docs/take-image.md`): an extent's blocks are erased before
 //! anything is written to them; its commit record is written only after the
-//! image read back from flash checks out; a take is deleted by writing its delete
-//! mark before its blocks are ever reused. At mount, only extents with a valid
-//! begin record, the matching commit record, a blank delete mark and an image
-//! whose CRC checks out are takes; every other block is free.
+//! image read back from flash checks out; a take is deleted by erasing its first
+//! block. At mount, only extents with a valid begin record, the matching commit
+//! record and an image whose CRC checks out are takes; every other block is free
+//! (and is erased before reuse).
 
 use core::fmt;
 
@@ -18,7 +18,7 @@ use llv_core::take::{
     FrameEntry, ImageCrc, TakeError, TakeHeader, ENTRY_LEN, HEADER_LEN, NAME_LEN,
 };
 
-use crate::layout::{Begin, COMMIT_AT, DELETED, DELETE_AT, IMAGE_AT, SETTINGS_BLOCKS, UNIT};
+use crate::layout::{Begin, COMMIT_AT, IMAGE_AT, SETTINGS_BLOCKS, UNIT};
 use crate::settings_log::{Log, SaveError};
 
 /// Bytes read per flash read while checking an image.
@@ -38,7 +38,7 @@ pub enum StoreError<E> {
     Full,
     /// No run of free blocks holds `needed` bytes; the largest holds `largest`.
     NoSpace {
-        /// Bytes the extent needs (image plus 96 bytes of records).
+        /// Bytes the extent needs (image plus 64 bytes of records).
         needed: u32,
         /// Bytes of the largest free run.
         largest: u32,
@@ -204,8 +204,7 @@ impl<F: NorFlash> Store<F> {
                 } else {
                     b
                 };
-                self.write(self.block_addr(older) + DELETE_AT, &DELETED)
-                    .await?;
+                self.erase_block(self.block_addr(older)).await?;
                 if !current_is_newer {
                     b += 1;
                     continue;
@@ -230,11 +229,7 @@ impl<F: NorFlash> Store<F> {
     async fn is_live(&mut self, at: u32, begin: &Begin) -> Result<bool, StoreError<F::Error>> {
         let mut unit = [0u8; UNIT];
         self.read(at + COMMIT_AT, &mut unit).await?;
-        if unit != begin.commit() {
-            return Ok(false);
-        }
-        self.read(at + DELETE_AT, &mut unit).await?;
-        Ok(unit == [0xFF; UNIT])
+        Ok(unit == begin.commit())
     }
 
     /// Reads the image at `at` once: header, entries, lengths and CRC must match `begin`.
@@ -490,7 +485,7 @@ impl<F: NorFlash> Store<F> {
         self.write(at + COMMIT_AT, &up.begin.commit()).await?;
         if let Some(i) = self.takes.iter().position(|e| e.header.name == up.name) {
             let old = self.block_addr(self.takes[i].first_block);
-            self.write(old + DELETE_AT, &DELETED).await?;
+            self.erase_block(old).await?;
             self.takes.remove(i);
         }
         let entry = Entry {
@@ -519,7 +514,7 @@ impl<F: NorFlash> Store<F> {
             .position(|e| e.header.name == name)
             .ok_or(StoreError::NotFound)?;
         let at = self.block_addr(self.takes[i].first_block);
-        self.write(at + DELETE_AT, &DELETED).await?;
+        self.erase_block(at).await?;
         self.takes.remove(i);
         Ok(())
     }
@@ -566,26 +561,21 @@ impl<F: NorFlash> Store<F> {
                 up.erased = b + 1;
             }
         }
-        self.write(start + IMAGE_AT + offset, bytes).await
+        let written = self.write(start + IMAGE_AT + offset, bytes).await;
+        if written.is_err() {
+            // Those units must not be written again: the upload starts over.
+            self.upload = None;
+        }
+        written
     }
 
-    /// Erases the block at `at` unless it is blank already.
+    /// Erases the block at `at`, blank or not: a cut write can leave a unit that
+    /// reads blank but must not be written again.
     async fn erase_block(&mut self, at: u32) -> Result<(), StoreError<F::Error>> {
-        let mut buf = [0u8; READ_CHUNK];
-        let mut offset = 0;
-        while offset < self.block {
-            let n = READ_CHUNK.min((self.block - offset) as usize);
-            self.read(at + offset, &mut buf[..n]).await?;
-            if buf[..n].iter().any(|b| *b != 0xFF) {
-                return self
-                    .flash
-                    .erase(at, at + self.block)
-                    .await
-                    .map_err(StoreError::Flash);
-            }
-            offset += n as u32;
-        }
-        Ok(())
+        self.flash
+            .erase(at, at + self.block)
+            .await
+            .map_err(StoreError::Flash)
     }
 
     fn upload_mut(&mut self, id: u32) -> Result<&mut Upload, StoreError<F::Error>> {

@@ -129,13 +129,13 @@ fn bad_uploads_are_refused_and_never_listed() {
         assert_eq!(
             store.begin_upload("huge", 16 * 1024, 0).await.unwrap_err(),
             StoreError::NoSpace {
-                needed: 16 * 1024 + 96,
+                needed: 16 * 1024 + 64,
                 largest: 16 * 1024
             }
         );
     });
     assert!(store.list().is_empty());
-    assert_eq!(store.largest_image(), 16 * 1024 - 96);
+    assert_eq!(store.largest_image(), 16 * 1024 - 64);
     let mut store = mount(store.into_flash()).unwrap();
     assert!(store.list().is_empty());
     upload(&mut store, &a, 300).unwrap();
@@ -194,4 +194,20 @@ fn unusable_regions_are_refused() {
         ));
         assert!(matches!(r, Err(StoreError::Layout)), "{region:?}");
     }
+}
+
+#[test]
+fn a_damaged_take_is_dropped_at_mount_and_its_space_reused() {
+    let mut store = mount(Flash::new(REGION.end as usize)).unwrap();
+    let (a, b) = (image("alpha", 3, 1), image("beta", 3, 2));
+    upload(&mut store, &a, 512).unwrap();
+    upload(&mut store, &b, 512).unwrap();
+    let mut flash = store.into_flash();
+    // The last byte of alpha's image: its first block is 2 (after the settings).
+    flash.flip_bit(2 * 1024 + 64 + a.len() - 1, 0);
+    let mut store = mount(flash).unwrap();
+    assert_eq!(names(&store), ["beta"]);
+    assert_intact(&mut store, &b);
+    upload(&mut store, &a, 512).unwrap();
+    assert_intact(&mut store, &a);
 }

@@ -1,4 +1,5 @@
 //! Shared helpers: synthetic take images, uploads and checks over the mock flash.
+#![allow(dead_code, reason = "each test binary uses a part of these helpers")]
 
 use embassy_futures::block_on;
 use llv_box_store::mock::MockFlash;
