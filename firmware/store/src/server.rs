@@ -140,8 +140,13 @@ impl Session {
                 Ok(Response::Ok)
             }
             Request::UploadCommit => {
-                let id = self.upload.take().ok_or_else(no_upload)?;
-                let header = store.commit_upload(id).await.map_err(store_error)?;
+                let id = self.upload.ok_or_else(no_upload)?;
+                let committed = store.commit_upload(id).await;
+                // Only a commit before the last chunk leaves the upload open.
+                if !matches!(committed, Err(StoreError::Incomplete { .. })) {
+                    self.upload = None;
+                }
+                let header = committed.map_err(store_error)?;
                 if device.playing().is_some_and(|p| p.take == header.name) {
                     device.stop();
                 }
