@@ -2,7 +2,7 @@
 //! connect, say Hello (with the token), then one request and one response at a time.
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -20,7 +20,6 @@ const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
 pub struct BoxClient {
     stream: TcpStream,
     addr: SocketAddr,
-    firmware: String,
     buf: Vec<u8>,
 }
 
@@ -36,7 +35,6 @@ impl BoxClient {
         let mut client = BoxClient {
             stream,
             addr,
-            firmware: String::new(),
             buf: vec![0; PREFIX_LEN + MAX_FRAME],
         };
         let hello = Request::Hello {
@@ -44,10 +42,7 @@ impl BoxClient {
             token,
         };
         match client.exchange(&hello)? {
-            Response::Hello { protocol, firmware } if protocol == PROTOCOL_VERSION => {
-                client.firmware = firmware.to_string();
-                Ok(client)
-            }
+            Response::Hello { protocol, .. } if protocol == PROTOCOL_VERSION => Ok(client),
             Response::Hello { protocol, .. } => bail!(
                 "the box at {addr} speaks control protocol {protocol}, this llv speaks \
                  {PROTOCOL_VERSION}: update llv or the box firmware"
@@ -72,11 +67,6 @@ impl BoxClient {
         self.addr
     }
 
-    /// The firmware version the box reported.
-    pub fn firmware(&self) -> &str {
-        &self.firmware
-    }
-
     /// Sends `request`; an error response becomes an error naming the request.
     pub fn call(&mut self, request: &Request<'_>) -> Result<Response> {
         match self.exchange(request)? {
@@ -88,7 +78,7 @@ impl BoxClient {
     }
 
     /// Sends `request` and reads the response, whatever it is.
-    pub fn exchange(&mut self, request: &Request<'_>) -> Result<Response> {
+    fn exchange(&mut self, request: &Request<'_>) -> Result<Response> {
         let frame = encode(request, &mut self.buf)
             .map_err(|e| anyhow::anyhow!("cannot encode {}: {e}", name_of(request)))?;
         let addr = self.addr;
@@ -99,7 +89,7 @@ impl BoxClient {
     }
 
     /// Reads one framed response.
-    pub fn read_response(&mut self) -> Result<Response> {
+    fn read_response(&mut self) -> Result<Response> {
         let addr = self.addr;
         let mut prefix = [0u8; PREFIX_LEN];
         self.stream
@@ -120,11 +110,6 @@ impl BoxClient {
             )
         })
     }
-
-    /// Sends raw bytes (tests of the box's robustness).
-    pub fn send_raw(&mut self, bytes: &[u8]) -> Result<()> {
-        Ok(self.stream.write_all(bytes)?)
-    }
 }
 
 fn name_of(request: &Request<'_>) -> &'static str {
@@ -143,9 +128,15 @@ fn name_of(request: &Request<'_>) -> &'static str {
     }
 }
 
-/// Resolves `HOST[:PORT]` (port `default_port` when absent).
+/// Resolves `HOST[:PORT]` (port `default_port` when absent; IPv6 as `[ADDR]:PORT`).
 pub fn resolve(addr: &str, default_port: u16) -> Result<SocketAddr> {
-    let with_port = if addr.parse::<SocketAddr>().is_ok() || has_port(addr) {
+    if let Ok(socket) = addr.parse::<SocketAddr>() {
+        return Ok(socket);
+    }
+    if let Ok(ip) = addr.parse::<IpAddr>() {
+        return Ok(SocketAddr::new(ip, default_port));
+    }
+    let with_port = if has_port(addr) {
         addr.to_string()
     } else {
         format!("{addr}:{default_port}")
@@ -173,5 +164,34 @@ pub fn target(addr: &str) -> Result<Target> {
             port: v4.port(),
         }),
         v6 => bail!("target {addr} ({v6}): the box sends to IPv4 only"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_take_default_ports() {
+        assert_eq!(
+            resolve("127.0.0.1", 11113).unwrap().to_string(),
+            "127.0.0.1:11113"
+        );
+        assert_eq!(
+            resolve("127.0.0.1:9", 11113).unwrap().to_string(),
+            "127.0.0.1:9"
+        );
+        assert_eq!(resolve("::1", 11113).unwrap().to_string(), "[::1]:11113");
+        assert_eq!(resolve("[::1]:9", 11113).unwrap().to_string(), "[::1]:9");
+        assert_eq!(resolve("localhost:9", 1).unwrap().port(), 9);
+        assert_eq!(
+            target("127.0.0.1").unwrap(),
+            Target {
+                ip: [127, 0, 0, 1],
+                port: 11111
+            }
+        );
+        assert!(target("::1").unwrap_err().to_string().contains("IPv4 only"));
+        assert!(resolve("127.0.0.1:99999", 1).is_err());
     }
 }

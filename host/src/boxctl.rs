@@ -312,3 +312,53 @@ fn print_settings(s: &Settings, token_set: bool) {
     }
     println!("token     {}", if token_set { "set" } else { "none" });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(p: &[&str]) -> Vec<String> {
+        p.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn config_pairs_become_changes() {
+        let changes = parse_changes(
+            &pairs(&[
+                "autoplay",
+                "dao",
+                "autoplay-loops",
+                "2",
+                "address",
+                "dhcp",
+                "token",
+                "none",
+            ]),
+            Settings::default(),
+        )
+        .unwrap();
+        let mut s = Settings::default();
+        for c in &changes {
+            s.apply(c);
+        }
+        assert_eq!(s.autoplay.unwrap().loop_count, 2);
+        assert_eq!(changes.len(), 4);
+        let err = |p: &[&str]| {
+            parse_changes(&pairs(p), Settings::default())
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(err(&["autoplay-loops", "2"]).contains("set autoplay NAME first"));
+        assert!(err(&["volume", "3"]).contains("unknown setting"));
+        assert!(err(&["subject"]).contains("KEY VALUE pairs"));
+        assert!(err(&["address", "10.0.0.2/33"]).contains("IP/PREFIX"));
+        assert_eq!(
+            parse_address("10.0.0.2/24,10.0.0.1").unwrap(),
+            StaticAddress {
+                ip: [10, 0, 0, 2],
+                prefix_len: 24,
+                gateway: Some([10, 0, 0, 1])
+            }
+        );
+    }
+}
