@@ -57,8 +57,9 @@ pub enum BoxAction {
         /// Take name.
         name: String,
     },
-    /// Show the settings, or change them with KEY VALUE pairs:
-    /// targets HOST[:PORT],...|none; autoplay NAME|none; autoplay-loops N (0 = forever);
+    /// Show the settings, or change them with KEY VALUE pairs.
+    ///
+    /// Keys: targets HOST[:PORT],...|none; autoplay NAME|none; autoplay-loops N (0 = forever);
     /// subject NAME|none; address IP/PREFIX[,GATEWAY]|dhcp; token TOKEN|none.
     Config {
         /// KEY VALUE pairs.

@@ -330,14 +330,6 @@ impl<F: NorFlash> Store<F> {
         self.blocks * self.block - self.used_bytes()
     }
 
-    /// The largest image that fits in one run of free blocks right now.
-    pub fn largest_image(&self) -> u32 {
-        self.largest_run(None)
-            .0
-            .saturating_mul(self.block)
-            .saturating_sub(IMAGE_AT)
-    }
-
     /// The current settings.
     pub fn settings(&self) -> &Settings {
         &self.settings
@@ -383,7 +375,7 @@ impl<F: NorFlash> Store<F> {
             crc32,
         };
         let needed = begin.blocks(self.block);
-        let (largest, first_block) = self.largest_run(Some(needed));
+        let (largest, first_block) = self.largest_run(needed);
         let Some(first_block) = first_block else {
             return Err(StoreError::NoSpace {
                 needed: IMAGE_AT.saturating_add(total_len),
@@ -586,7 +578,7 @@ impl<F: NorFlash> Store<F> {
     }
 
     /// The longest run of free blocks, and the first run of at least `needed` blocks.
-    fn largest_run(&self, needed: Option<u32>) -> (u32, Option<u32>) {
+    fn largest_run(&self, needed: u32) -> (u32, Option<u32>) {
         let (mut largest, mut fit, mut start) = (0, None, 0);
         // Takes are sorted by first block: the gaps between them are the free runs.
         let taken = self
@@ -596,7 +588,7 @@ impl<F: NorFlash> Store<F> {
         for (first, next) in taken.chain(core::iter::once((self.blocks, self.blocks))) {
             let len = first - start;
             largest = largest.max(len);
-            if fit.is_none() && needed.is_some_and(|n| len >= n) {
+            if fit.is_none() && len >= needed {
                 fit = Some(start);
             }
             start = next;
