@@ -192,9 +192,14 @@ impl<F: NorFlash> Store<F> {
                 b += 1;
                 continue;
             }
-            let Ok(header) = self.check_image(at + IMAGE_AT, &begin).await else {
-                b += 1;
-                continue;
+            let header = match self.check_image(at + IMAGE_AT, &begin).await {
+                Ok(header) => header,
+                // A flash that fails now must not turn a take's blocks into free ones.
+                Err(StoreError::Flash(e)) => return Err(StoreError::Flash(e)),
+                Err(_) => {
+                    b += 1;
+                    continue;
+                }
             };
             // A replacement cut short by power keeps two takes of one name: the newer wins.
             if let Some(i) = self.takes.iter().position(|e| e.header.name == header.name) {
