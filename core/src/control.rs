@@ -185,6 +185,7 @@ pub enum Request<'a> {
 
 /// Why the box refused a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum ErrorCode {
     /// The host speaks another protocol version (the detail names the box's).
     ProtocolMismatch,

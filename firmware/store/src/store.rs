@@ -26,6 +26,7 @@ const READ_CHUNK: usize = 256;
 
 /// Why a store operation failed.
 #[derive(Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum StoreError<E> {
     /// The flash failed.
     Flash(E),
