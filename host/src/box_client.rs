@@ -70,8 +70,11 @@ impl BoxClient {
     /// Sends `request`; an error response becomes an error naming the request.
     pub fn call(&mut self, request: &Request<'_>) -> Result<Response> {
         match self.exchange(request)? {
-            Response::Error { code, detail } => {
-                bail!("the box refused {}: {code}: {detail}", name_of(request))
+            Response::Error { code, detail } if detail.is_empty() => {
+                bail!("the box refused {}: {code}", name_of(request))
+            }
+            Response::Error { detail, .. } => {
+                bail!("the box refused {}: {detail}", name_of(request))
             }
             response => Ok(response),
         }

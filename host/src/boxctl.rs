@@ -247,7 +247,7 @@ fn parse_address(value: &str) -> Result<StaticAddress> {
 fn print_status(client: &BoxClient, s: &Status) {
     let secs = s.uptime_ms / 1000;
     println!(
-        "box {} firmware {}, up {}:{:02}:{:02}",
+        "box {}, firmware {}, up {}:{:02}:{:02}",
         client.addr(),
         s.firmware,
         secs / 3600,

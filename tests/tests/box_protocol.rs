@@ -267,7 +267,7 @@ fn play_stop_delete_and_status() {
     );
     b.llv(&["box", &b.addr(), "delete", "take one"])
         .failure()
-        .stderr(contains("no such take"));
+        .stderr(contains("no take named \"take one\""));
 }
 
 #[test]

@@ -156,7 +156,7 @@ impl Session {
                 if device.playing().is_some_and(|p| p.take == name) {
                     device.stop();
                 }
-                store.delete(name).await.map_err(store_error)?;
+                store.delete(name).await.map_err(|e| take_error(e, name))?;
                 Ok(Response::Ok)
             }
             Request::Play {
@@ -164,7 +164,7 @@ impl Session {
                 targets,
                 loop_count,
             } => {
-                let reader = store.reader(name).map_err(store_error)?;
+                let reader = store.reader(name).map_err(|e| take_error(e, name))?;
                 let targets = if targets.is_empty() {
                     store.settings().targets.clone()
                 } else {
@@ -259,6 +259,17 @@ fn store_error<E: core::fmt::Debug>(e: StoreError<E>) -> Refusal {
         StoreError::BadName | StoreError::SettingsTooLarge => ErrorCode::Invalid,
     };
     (code, detail(format_args!("{e}")))
+}
+
+/// Like [`store_error`], naming the take when it is missing.
+fn take_error<E: core::fmt::Debug>(e: StoreError<E>, name: &str) -> Refusal {
+    match e {
+        StoreError::NotFound => (
+            ErrorCode::NotFound,
+            detail(format_args!("no take named {name:?}")),
+        ),
+        other => store_error(other),
+    }
 }
 
 /// Formats a detail, cut to [`DETAIL_LEN`] bytes.
