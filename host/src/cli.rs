@@ -4,6 +4,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::{boxctl, flash};
+
 /// Record and play back Live Link Face frames.
 #[derive(Parser, Debug)]
 #[command(name = "llv", version, about)]
@@ -13,10 +15,26 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
-enum Command {}
+enum Command {
+    /// Upload a recording to the box as a take.
+    Flash(flash::FlashArgs),
+    /// Ask or tell the box: status, list, play, stop, delete, config.
+    #[command(name = "box")]
+    BoxCtl(boxctl::BoxArgs),
+}
 
 /// Parses the arguments, runs the command and turns errors into an exit code.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {}
+    let result = match &cli.command {
+        Command::Flash(args) => flash::run(args),
+        Command::BoxCtl(args) => boxctl::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("llv: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
 }
