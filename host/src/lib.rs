@@ -1,8 +1,11 @@
 //! The `llv` host tool as a library: one module per command over a shared
 //! recording reader and writer. `main.rs` only calls [`cli::main`].
 
+pub mod box_client;
+pub mod boxctl;
 pub mod cli;
 pub mod csv_take;
+pub mod flash;
 pub mod pose_asset;
 pub mod retarget;
 pub mod t3d;
