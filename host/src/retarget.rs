@@ -285,12 +285,23 @@ fn read_sync(path: &Path) -> Result<HashMap<String, Timecode>> {
         let (Some(name), Some(tc)) = (record.get(file_col), record.get(tc_col)) else {
             bail!(at(format!("line {line}: missing Filename or Timecode")));
         };
-        let tc = Timecode::parse(tc).map_err(|e| at(format!("line {line}: `{tc}`: {e}")))?;
+        let tc = start_timecode(tc).map_err(|e| at(format!("line {line}: {e}")))?;
         if table.insert(name.trim().to_string(), tc).is_some() {
             bail!(at(format!("line {line}: {name} appears twice")));
         }
     }
     Ok(table)
+}
+
+/// A start timecode `HH:MM:SS:FF`: whole frames only, since takes move by whole frames.
+fn start_timecode(text: &str) -> Result<Timecode, String> {
+    let tc = Timecode::parse(text).map_err(|e| format!("`{text}`: {e}"))?;
+    if tc.subframe != 0.0 {
+        return Err(format!(
+            "`{text}`: a start is whole frames (HH:MM:SS:FF); subframes are kept from the take"
+        ));
+    }
+    Ok(tc)
 }
 
 /// Shifts all frames by whole frames so the first one falls on `start`.
@@ -365,9 +376,7 @@ pub fn run(args: &RetargetArgs) -> Result<ExitCode> {
     let asset = PoseAsset::load(&args.map)?;
     let map = Retargeter::new(&asset, args.combine, args.all_curves);
     let start = match (&args.offset, &args.sync) {
-        (Some(tc), _) => Start::At(
-            Timecode::parse(tc).map_err(|e| anyhow!("--offset `{tc}`: {e} (HH:MM:SS:FF)"))?,
-        ),
+        (Some(tc), _) => Start::At(start_timecode(tc).map_err(|e| anyhow!("--offset {e}"))?),
         (None, Some(path)) => Start::Sync {
             table: read_sync(path)?,
             path: path.clone(),
@@ -597,6 +606,12 @@ mod tests {
         std::fs::write(&tc, "Filename,Timecode\nx,99:99\n").unwrap();
         let e = read_sync(&tc).unwrap_err().to_string();
         assert!(e.contains("line 2: `99:99`"), "{e}");
+        std::fs::write(&tc, "Filename,Timecode\nx,01:00:00:00.5\n").unwrap();
+        let e = read_sync(&tc).unwrap_err().to_string();
+        assert!(
+            e.contains("line 2: `01:00:00:00.5`: a start is whole frames"),
+            "{e}"
+        );
     }
 
     #[test]
