@@ -190,6 +190,7 @@ pub fn parse(text: &str) -> Result<Vec<Object>, ParseError> {
     let mut parser = Parser {
         lexer: Lexer::new(text),
         peeked: None,
+        depth: 0,
     };
     let mut objects = Vec::new();
     loop {
@@ -347,9 +348,13 @@ fn unclosed(start: Pos, what: &str) -> ParseError {
     }
 }
 
+/// Deepest nesting of groups and objects accepted (Unreal's PoseAsset uses 5).
+const MAX_DEPTH: usize = 64;
+
 struct Parser<'a> {
     lexer: Lexer<'a>,
     peeked: Option<Token>,
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -375,8 +380,26 @@ impl Parser<'_> {
         }
     }
 
+    fn enter(&mut self, pos: Pos) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(ParseError {
+                pos,
+                message: format!("nested deeper than {MAX_DEPTH} levels"),
+            });
+        }
+        Ok(())
+    }
+
     /// `Begin` was read: `Object attr* NL (object | property NL | NL)* End Object`.
     fn object(&mut self, pos: Pos) -> Result<Object, ParseError> {
+        self.enter(pos)?;
+        let object = self.object_body(pos);
+        self.depth -= 1;
+        object
+    }
+
+    fn object_body(&mut self, pos: Pos) -> Result<Object, ParseError> {
         self.keyword("Object")?;
         let mut object = Object {
             pos,
@@ -463,6 +486,13 @@ impl Parser<'_> {
 
     /// `(` was read at `open`: `)` or `item (, item)* )`, line breaks allowed inside.
     fn group(&mut self, open: Pos) -> Result<Vec<Item>, ParseError> {
+        self.enter(open)?;
+        let items = self.group_items(open);
+        self.depth -= 1;
+        items
+    }
+
+    fn group_items(&mut self, open: Pos) -> Result<Vec<Item>, ParseError> {
         let mut items = Vec::new();
         self.skip_newlines()?;
         if self.peek()?.tok == Tok::Close {
@@ -606,9 +636,28 @@ mod tests {
             "line 1, column 1: expected `Begin Object`, found `Hello`"
         );
 
+        let deep = format!("Begin Object\n  A={}\nEnd Object\n", "(".repeat(100_000));
+        let e = error(&deep);
+        assert_eq!(
+            e.pos,
+            Pos {
+                line: 2,
+                column: 4 + MAX_DEPTH
+            }
+        );
+        assert_eq!(e.message, "nested deeper than 64 levels");
+
         let e = error("Begin Object\n  A=1 B=2\nEnd Object\n");
         assert_eq!(e.pos, Pos { line: 2, column: 7 });
         assert!(e.message.contains("end of the line"), "{e}");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics_on_any_text(text in "[ (),=\"'\\\nA-Za-z0-9._/-]{0,200}") {
+            let _ = parse(&text);
+            let _ = parse(&format!("Begin Object\n A={text}\nEnd Object\n"));
+        }
     }
 
     #[test]
