@@ -107,3 +107,17 @@ fn outputs_go_to_out_dir_and_are_not_taken_for_takes() {
         181
     );
 }
+
+#[test]
+fn a_folder_wants_out_dir_and_some_takes() {
+    let empty = tempfile::tempdir().unwrap();
+    let (code, _, stderr) = run(empty.path(), &[]);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("no takes (*.csv, *.gesichter)"), "{stderr}");
+
+    let dir = takes();
+    let (code, _, stderr) = run(dir.path(), &["-o", "one.csv"]);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("for a folder use --out-dir"), "{stderr}");
+    assert!(!dir.path().join("alex_rom_3.metahuman.csv").exists());
+}
