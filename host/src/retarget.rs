@@ -444,7 +444,10 @@ fn batch(
                 });
             }
             Err(e) => {
-                bar.suspend(|| eprintln!("FAILED {}: {e:#}", take.display()));
+                let name = take.display().to_string();
+                let why = format!("{e:#}");
+                let why = why.strip_prefix(&format!("{name}: ")).unwrap_or(&why);
+                bar.suspend(|| eprintln!("FAILED {name}: {why}"));
                 failed.push(relative.display().to_string());
             }
         }
