@@ -2,3 +2,12 @@
 //! recording reader and writer. `main.rs` only calls [`cli::main`].
 
 pub mod cli;
+pub mod console;
+pub mod convert;
+pub mod info;
+pub mod play;
+pub mod record;
+pub mod recording;
+pub mod sequence;
+pub mod stop;
+pub mod take;

@@ -1,0 +1,110 @@
+//! Recording files: one reader that detects and reads every format, and one
+//! writer per output format. The dispatch lives in [`format`].
+//!
+//! Errors name the file, the line (text formats) or frame index (binary and
+//! JSON formats) and the packet field at fault.
+
+pub mod clear;
+pub mod format;
+pub mod legacy;
+pub mod llv;
+pub mod native;
+pub mod pyrepr;
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+pub use format::Format;
+
+use crate::take::Take;
+
+/// A recording read into memory, with the format it was in and any warnings.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The format the reader detected.
+    pub format: Format,
+    /// The frames.
+    pub take: Take,
+    /// Things skipped on the way (e.g. a partial last line), each naming file and line.
+    pub warnings: Vec<String>,
+}
+
+/// Reads a recording of any format from `path` (`-` is standard input).
+pub fn read(path: &Path) -> Result<Loaded> {
+    let name = display_name(path);
+    let mut bytes = Vec::new();
+    if is_stdio(path) {
+        io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .context("reading standard input")?;
+    } else {
+        File::open(path)
+            .and_then(|mut f| f.read_to_end(&mut bytes))
+            .with_context(|| format!("{name}: cannot read"))?;
+    }
+    read_bytes(&name, &bytes)
+}
+
+/// Reads a recording of any format from memory; `name` is used in messages.
+pub fn read_bytes(name: &str, bytes: &[u8]) -> Result<Loaded> {
+    let format = Format::detect(bytes).with_context(|| name.to_string())?;
+    let mut warnings = Vec::new();
+    let take = format.read(name, bytes, &mut warnings)?;
+    Ok(Loaded {
+        format,
+        take,
+        warnings,
+    })
+}
+
+/// Options that only some output formats use.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WriteOptions {
+    /// Clear JSON: add each frame's raw packet as `"raw_frame"`.
+    pub retain_raw: bool,
+}
+
+/// Writes `take` to `path` (`-` is standard output) in `format`.
+pub fn write(path: &Path, format: Format, take: &Take, options: WriteOptions) -> Result<()> {
+    let name = display_name(path);
+    let result = if is_stdio(path) {
+        let stdout = io::stdout();
+        let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+        format
+            .write(take, &mut out, options)
+            .and_then(|()| out.flush())
+    } else {
+        File::create(path).and_then(|file| {
+            let mut out = BufWriter::with_capacity(1 << 16, file);
+            format.write(take, &mut out, options)?;
+            out.into_inner().map_err(|e| e.into_error())?.sync_all()
+        })
+    };
+    result.with_context(|| format!("{name}: cannot write"))
+}
+
+/// True for the `-` path that stands for standard input or output.
+pub fn is_stdio(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+fn display_name(path: &Path) -> String {
+    if is_stdio(path) {
+        "<stdio>".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// [`read`], printing each warning to standard error.
+pub fn load(path: &Path) -> Result<Loaded> {
+    let loaded = read(path)?;
+    for warning in &loaded.warnings {
+        eprintln!("warning: {warning}");
+    }
+    Ok(loaded)
+}
