@@ -33,3 +33,170 @@ pub fn llv_packets(path: &Path) -> Vec<Vec<u8>> {
     assert_eq!(at, raw.len(), "{}: trailing bytes", path.display());
     packets
 }
+
+/// A fixture of this crate, e.g. `fixture("dao.klare-gesichter")`.
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+}
+
+/// The `llv` binary, built once per test process (up to date with the sources).
+pub fn llv_path() -> &'static Path {
+    static PATH: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        escargot::CargoBuild::new()
+            .manifest_path(repo_root().join("Cargo.toml"))
+            .package("llv")
+            .bin("llv")
+            .current_release()
+            .run()
+            .unwrap_or_else(|e| panic!("building llv: {e}"))
+            .path()
+            .to_path_buf()
+    })
+}
+
+/// An `llv` command ready for arguments.
+pub fn llv() -> assert_cmd::Command {
+    assert_cmd::Command::new(llv_path())
+}
+
+/// The raw packets of a native recording (base64 lines), read independently of the code under
+/// test; panics on any line that is not complete base64.
+pub fn native_packets(path: &Path) -> Vec<Vec<u8>> {
+    use base64::Engine;
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            base64::engine::general_purpose::STANDARD
+                .decode(l)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        })
+        .collect()
+}
+
+/// A UDP port on 127.0.0.1 that was free a moment ago.
+pub fn free_udp_port() -> u16 {
+    std::net::UdpSocket::bind("127.0.0.1:0")
+        .and_then(|s| s.local_addr())
+        .map(|a| a.port())
+        .expect("binding a UDP port on 127.0.0.1")
+}
+
+/// A running `llv record` on 127.0.0.1, with its standard output and error collected.
+pub struct Recorder {
+    child: std::process::Child,
+    /// The port it listens on.
+    pub port: u16,
+    stderr: std::thread::JoinHandle<String>,
+}
+
+/// How a recorder ended: exit status, standard output and standard error.
+pub struct Ended {
+    /// Exit status.
+    pub status: std::process::ExitStatus,
+    /// Everything it printed to standard output.
+    pub stdout: String,
+    /// Everything it printed to standard error.
+    pub stderr: String,
+}
+
+impl Recorder {
+    /// Starts `llv record --bind 127.0.0.1 --port P -o output ARGS` and waits (at most 30 s)
+    /// until it listens.
+    pub fn start(output: &Path, args: &[&str]) -> Recorder {
+        use std::io::BufRead;
+        use std::process::{Command, Stdio};
+        let port = free_udp_port();
+        let mut child = Command::new(llv_path())
+            .args([
+                "record",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                &port.to_string(),
+                "-o",
+            ])
+            .arg(output)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting llv record");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let stderr = std::thread::spawn(move || {
+            let mut all = String::new();
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if line.starts_with("listening on") {
+                    let _ = ready_tx.send(());
+                }
+                all.push_str(&line);
+                all.push('\n');
+            }
+            all
+        });
+        if ready_rx
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .is_err()
+        {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "llv record did not start: {}",
+                stderr.join().unwrap_or_default()
+            );
+        }
+        Recorder {
+            child,
+            port,
+            stderr,
+        }
+    }
+
+    /// The address to send frames to.
+    pub fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Waits (at most `limit`) for it to exit by itself; kills it and panics past that.
+    pub fn wait(mut self, limit: std::time::Duration) -> Ended {
+        let start = std::time::Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("waiting for llv record") {
+                return self.ended(status);
+            }
+            if start.elapsed() > limit {
+                let _ = self.child.kill();
+                let status = self.child.wait().expect("waiting for llv record");
+                let ended = self.ended(status);
+                panic!("llv record did not stop within {limit:?}: {}", ended.stderr);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    /// Kills it with SIGKILL and collects what it printed.
+    pub fn kill(mut self) -> Ended {
+        self.child.kill().expect("killing llv record");
+        let status = self.child.wait().expect("waiting for llv record");
+        self.ended(status)
+    }
+
+    fn ended(mut self, status: std::process::ExitStatus) -> Ended {
+        let mut stdout = String::new();
+        if let Some(mut out) = self.child.stdout.take() {
+            let _ = out.read_to_string(&mut stdout);
+        }
+        Ended {
+            status,
+            stdout,
+            stderr: self.stderr.join().unwrap_or_default(),
+        }
+    }
+}

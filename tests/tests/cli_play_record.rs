@@ -1,0 +1,160 @@
+//! `llv play` into `llv record` over loopback, with real sockets and the real binary.
+
+use std::net::UdpSocket;
+use std::time::{Duration, Instant};
+
+use llv_tests::{example, llv, llv_packets, native_packets, Recorder};
+
+#[test]
+fn dao_plays_and_records_identically() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("dao.gesichter");
+    let recorder = Recorder::start(&out, &["--frames", "180"]);
+    llv()
+        .arg("play")
+        .arg(example("dao.gesichter"))
+        .args(["--to", &recorder.addr()])
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .success();
+    let ended = recorder.wait(Duration::from_secs(10));
+    assert!(ended.status.success(), "{}", ended.stderr);
+    assert!(
+        ended.stdout.contains("recorded 180 frames"),
+        "{}",
+        ended.stdout
+    );
+    assert!(
+        ended
+            .stdout
+            .contains("frame-number gaps: 1 (7 frames missing)"),
+        "{}",
+        ended.stdout
+    );
+    assert_eq!(native_packets(&out), llv_packets(&example("dao.gesichter")));
+}
+
+#[test]
+fn all_blendshapes_at_high_rate_records_identically() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("all.gesichter");
+    let recorder = Recorder::start(&out, &["--frames", "3660"]);
+    llv()
+        .arg("play")
+        .arg(example("debug-all-blendshapes.gesichter"))
+        .args(["--fps", "1000", "--to", &recorder.addr()])
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .success();
+    let ended = recorder.wait(Duration::from_secs(10));
+    assert!(ended.status.success(), "{}", ended.stderr);
+    assert_eq!(
+        native_packets(&out),
+        llv_packets(&example("debug-all-blendshapes.gesichter"))
+    );
+}
+
+#[test]
+fn every_target_receives_every_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (
+        dir.path().join("a.gesichter"),
+        dir.path().join("b.gesichter"),
+    );
+    let first = Recorder::start(&a, &["--frames", "66"]);
+    let second = Recorder::start(&b, &["--frames", "66"]);
+    llv()
+        .arg("play")
+        .arg(example("debug-jawopen.gesichter"))
+        .args([
+            "--fps",
+            "240",
+            "--to",
+            &first.addr(),
+            "--to",
+            &second.addr(),
+        ])
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .success();
+    let expected = llv_packets(&example("debug-jawopen.gesichter"));
+    for (recorder, path) in [(first, &a), (second, &b)] {
+        let ended = recorder.wait(Duration::from_secs(10));
+        assert!(ended.status.success(), "{}", ended.stderr);
+        assert_eq!(native_packets(path), expected);
+    }
+}
+
+#[test]
+fn llv_spelling_and_sixty_fps_timing() {
+    let receiver = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let port = receiver.local_addr().unwrap().port().to_string();
+    let start = Instant::now();
+    // LLV's spelling: --host H --port P, 66 frames at 60 fps.
+    llv()
+        .arg("play")
+        .args(["--host", "127.0.0.1", "--port", &port, "--fps", "60"])
+        .arg(example("debug-jawopen.gesichter"))
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .success();
+    let took = start.elapsed().as_secs_f64();
+    // 65 intervals of 1/60 s: about 1.08 s; only the order of magnitude is checked here.
+    assert!((0.9..5.0).contains(&took), "took {took} s");
+    receiver
+        .set_read_timeout(Some(Duration::from_secs(1)))
+        .unwrap();
+    let mut buf = [0u8; 2048];
+    let mut received = 0;
+    while received < 66 {
+        let n = receiver.recv(&mut buf).expect("a frame");
+        assert_eq!(n, 320);
+        received += 1;
+    }
+}
+
+#[test]
+fn looped_restamped_play_keeps_time_increasing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("loop.gesichter");
+    let recorder = Recorder::start(&out, &["--frames", "132"]);
+    llv()
+        .arg("play")
+        .arg(example("debug-jawopen.gesichter"))
+        .args([
+            "--fps",
+            "500",
+            "--loop",
+            "2",
+            "--restamp",
+            "--rename",
+            "Loop",
+        ])
+        .args(["--to", &recorder.addr()])
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .success();
+    let ended = recorder.wait(Duration::from_secs(10));
+    assert!(ended.status.success(), "{}", ended.stderr);
+    assert!(
+        ended.stdout.contains("subject \"Loop\": 132 frames"),
+        "{}",
+        ended.stdout
+    );
+    assert!(
+        ended.stdout.contains("frame-number gaps: 0"),
+        "{}",
+        ended.stdout
+    );
+    let info = llv()
+        .args(["info", "--json"])
+        .arg(&out)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let info = String::from_utf8(info).unwrap();
+    assert!(info.contains("\"backward_jumps\":0"), "{info}");
+    assert!(info.contains("\"last\":{\"frame_number\":1468"), "{info}");
+}
