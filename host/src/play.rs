@@ -3,7 +3,7 @@
 //! Deadline of frame n = start + offset(n), where the offset comes from the
 //! take's own frame times ([`FrameClock`]) or from a fixed rate
 //! ([`fixed_offset`]); the player sleeps until about 1 ms before a deadline
-//! and spins (yielding) for the rest, so the rate never drifts.
+//! and spins for the rest, so the rate never drifts.
 
 use std::io;
 use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
@@ -81,6 +81,10 @@ pub struct Report {
     pub send_errors: u64,
     /// True when stopped early (Ctrl-C).
     pub stopped: bool,
+    /// The latest any send started after its deadline.
+    pub max_late: Duration,
+    /// Sends that started more than 1 ms after their deadline.
+    pub late_over_1ms: u64,
 }
 
 /// Runs `llv play`.
@@ -233,6 +237,8 @@ pub fn play(
     let mut send_errors = 0u64;
     let mut start = None;
     let mut stopped = false;
+    let mut max_late = Duration::ZERO;
+    let mut late_over_1ms = 0u64;
     let mut pass = 0u64;
     'passes: while options.repeat.is_none_or(|n| pass < n) {
         for packet in take.frames() {
@@ -253,10 +259,14 @@ pub fn play(
                 None => clock.next(&frame.time),
             };
             let begin = *start.get_or_insert_with(Instant::now);
-            if !wait_until(begin + offset, stop) {
+            let deadline = begin + offset;
+            if !wait_until(deadline, stop) {
                 stopped = true;
                 break 'passes;
             }
+            let late = deadline.elapsed();
+            max_late = max_late.max(late);
+            late_over_1ms += u64::from(late > Duration::from_millis(1));
             for target in targets {
                 if let Err(e) = senders.send(bytes, target) {
                     if send_errors == 0 {
@@ -275,6 +285,8 @@ pub fn play(
         elapsed: start.map_or(Duration::ZERO, |s| s.elapsed()),
         send_errors,
         stopped,
+        max_late,
+        late_over_1ms,
     })
 }
 
@@ -292,7 +304,7 @@ fn wait_until(deadline: Instant, stop: &AtomicBool) -> bool {
         if left > SPIN {
             thread::sleep((left - SPIN).min(Duration::from_millis(50)));
         } else {
-            thread::yield_now();
+            std::hint::spin_loop();
         }
     }
 }

@@ -90,7 +90,9 @@ impl<'de> Visitor<'de> for ShapesVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shapes, A::Error> {
         let mut values = [0.0f32; COUNT];
         let mut seen = [false; COUNT];
-        while let Some(ShapeName(index)) = map.next_key()? {
+        let mut expected = 0;
+        while let Some(index) = map.next_key_seed(ShapeName { expected })? {
+            expected = index + 1;
             if seen[index] {
                 return Err(de::Error::custom(format!(
                     "blendshape \"{}\" appears twice",
@@ -110,27 +112,31 @@ impl<'de> Visitor<'de> for ShapesVisitor {
     }
 }
 
-struct ShapeName(usize);
+/// Looks a key up by name, trying first the index that usually comes next (files keep packet order).
+struct ShapeName {
+    expected: usize,
+}
 
-impl<'de> Deserialize<'de> for ShapeName {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_str(ShapeNameVisitor)
+impl<'de> DeserializeSeed<'de> for ShapeName {
+    type Value = usize;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
+        d.deserialize_str(self)
     }
 }
 
-struct ShapeNameVisitor;
-
-impl Visitor<'_> for ShapeNameVisitor {
-    type Value = ShapeName;
+impl Visitor<'_> for ShapeName {
+    type Value = usize;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a blendshape name")
     }
 
-    fn visit_str<E: de::Error>(self, name: &str) -> Result<ShapeName, E> {
-        index_of(name)
-            .map(ShapeName)
-            .ok_or_else(|| E::custom(format!("unknown blendshape name \"{name}\"")))
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<usize, E> {
+        if NAMES.get(self.expected) == Some(&name) {
+            return Ok(self.expected);
+        }
+        index_of(name).ok_or_else(|| E::custom(format!("unknown blendshape name \"{name}\"")))
     }
 }
 

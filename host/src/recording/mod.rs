@@ -81,7 +81,7 @@ pub fn write(path: &Path, format: Format, take: &Take, options: WriteOptions) ->
         File::create(path).and_then(|file| {
             let mut out = BufWriter::with_capacity(1 << 16, file);
             format.write(take, &mut out, options)?;
-            out.into_inner().map_err(|e| e.into_error())?.sync_all()
+            out.flush()
         })
     };
     result.with_context(|| format!("{name}: cannot write"))
