@@ -181,6 +181,11 @@ impl Recorder {
         }
     }
 
+    /// Sends it SIGINT, as Ctrl-C does.
+    pub fn interrupt(&self) {
+        interrupt(&self.child);
+    }
+
     /// Kills it with SIGKILL and collects what it printed.
     pub fn kill(mut self) -> Ended {
         self.child.kill().expect("killing llv record");
@@ -199,4 +204,13 @@ impl Recorder {
             stderr: self.stderr.join().unwrap_or_default(),
         }
     }
+}
+
+/// Sends SIGINT (Ctrl-C) to `child` with the system's `kill` command.
+pub fn interrupt(child: &std::process::Child) {
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("running kill");
+    assert!(status.success(), "kill -INT failed");
 }

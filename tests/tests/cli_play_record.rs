@@ -3,7 +3,7 @@
 use std::net::UdpSocket;
 use std::time::{Duration, Instant};
 
-use llv_tests::{example, llv, llv_packets, native_packets, Recorder};
+use llv_tests::{example, interrupt, llv, llv_packets, llv_path, native_packets, Recorder};
 
 #[test]
 fn dao_plays_and_records_identically() {
@@ -157,4 +157,42 @@ fn looped_restamped_play_keeps_time_increasing() {
     let info = String::from_utf8(info).unwrap();
     assert!(info.contains("\"backward_jumps\":0"), "{info}");
     assert!(info.contains("\"last\":{\"frame_number\":1468"), "{info}");
+}
+
+#[test]
+fn endless_loop_stops_on_ctrl_c() {
+    let receiver = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let target = receiver.local_addr().unwrap().to_string();
+    let mut player = std::process::Command::new(llv_path())
+        .arg("play")
+        .arg(example("debug-jawopen.gesichter"))
+        .args(["--loop", "--to", &target])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    receiver
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut buf = [0u8; 2048];
+    // More than one pass of 66 frames arrives, then Ctrl-C.
+    for _ in 0..70 {
+        receiver.recv(&mut buf).expect("a frame");
+    }
+    interrupt(&player);
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = player.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(10) {
+            let _ = player.kill();
+            panic!("llv play did not stop on SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success());
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut player.stdout.take().unwrap(), &mut stdout).unwrap();
+    assert!(stdout.starts_with("stopped after"), "{stdout}");
 }

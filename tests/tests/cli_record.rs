@@ -224,3 +224,25 @@ fn an_existing_file_is_never_overwritten() {
         .stderr(contains("cannot create (it is never overwritten)"));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious\n");
 }
+
+#[test]
+fn ctrl_c_ends_a_recording_cleanly_with_its_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ctrl-c.gesichter");
+    let recorder = Recorder::start(&out, &[]);
+    let frames: Vec<Vec<u8>> = (0..5).map(|n| face("iPhone", 100 + n)).collect();
+    send_all(&recorder.addr(), &frames);
+    let start = Instant::now();
+    while complete_lines(&out) < 5 && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    recorder.interrupt();
+    let ended = recorder.wait(Duration::from_secs(10));
+    assert!(ended.status.success(), "{}", ended.stderr);
+    assert!(
+        ended.stdout.contains("recorded 5 frames"),
+        "{}",
+        ended.stdout
+    );
+    assert_eq!(native_packets(&out), frames);
+}

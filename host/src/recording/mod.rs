@@ -108,3 +108,37 @@ pub fn load(path: &Path) -> Result<Loaded> {
     }
     Ok(loaded)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::take::tests_support::sample_take;
+
+    /// Every cut and every single-byte change of a file in each format reads as
+    /// frames, warnings or an error naming the file: never a panic.
+    #[test]
+    fn damaged_files_never_panic() {
+        let take = sample_take(2);
+        for format in [Format::Native, Format::Llv, Format::Json] {
+            let mut file = Vec::new();
+            format
+                .write(&take, &mut file, WriteOptions::default())
+                .unwrap();
+            let step = (file.len() / 300).max(1);
+            for cut in (0..file.len()).step_by(step) {
+                if let Err(e) = read_bytes("cut", &file[..cut]) {
+                    assert!(e.to_string().starts_with("cut"), "{e}");
+                }
+            }
+            for at in (0..file.len()).step_by(step) {
+                for byte in [0u8, b'{', b'=', 0xff] {
+                    let mut damaged = file.clone();
+                    damaged[at] = byte;
+                    if let Err(e) = read_bytes("flip", &damaged) {
+                        assert!(e.to_string().starts_with("flip"), "{e}");
+                    }
+                }
+            }
+        }
+    }
+}
