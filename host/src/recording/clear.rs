@@ -100,7 +100,10 @@ impl<'de> Visitor<'de> for ShapesVisitor {
                 )));
             }
             seen[index] = true;
-            values[index] = map.next_value::<f64>()? as f32;
+            let value = map
+                .next_value::<f64>()
+                .map_err(|e| de::Error::custom(format!("blendshape \"{}\": {e}", NAMES[index])))?;
+            values[index] = value as f32;
         }
         match seen.iter().position(|s| !s) {
             Some(missing) => Err(de::Error::custom(format!(
@@ -322,6 +325,8 @@ mod tests {
             assert_eq!(loaded.format, Format::Json);
             assert_eq!(loaded.take, take);
             assert!(loaded.warnings.is_empty());
+            let bom = [b"\xEF\xBB\xBF".as_slice(), text.as_bytes()].concat();
+            assert_eq!(read_bytes("bom.json", &bom).unwrap().take, take);
         }
     }
 
@@ -375,6 +380,12 @@ mod tests {
         let err = read_bytes("t", version.as_bytes()).unwrap_err().to_string();
         assert!(
             err.starts_with("t: frame 1: version at byte 0: version 7, expected 6"),
+            "{err}"
+        );
+        let string = text.replacen("\"MouthClose\": ", "\"MouthClose\": \"x\", \"Tmp\": ", 1);
+        let err = read_bytes("t", string.as_bytes()).unwrap_err().to_string();
+        assert!(
+            err.starts_with("t: frame 0: blendshape \"MouthClose\": invalid type: string \"x\""),
             "{err}"
         );
         let field = text.replacen("\"sub_frame\"", "\"subframe\"", 1);

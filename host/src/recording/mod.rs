@@ -51,6 +51,8 @@ pub fn read(path: &Path) -> Result<Loaded> {
 
 /// Reads a recording of any format from memory; `name` is used in messages.
 pub fn read_bytes(name: &str, bytes: &[u8]) -> Result<Loaded> {
+    // Editors on Windows may start a JSON file with a UTF-8 byte order mark.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let format = Format::detect(bytes).with_context(|| name.to_string())?;
     let mut warnings = Vec::new();
     let take = format.read(name, bytes, &mut warnings)?;
