@@ -145,6 +145,7 @@ pub fn run(args: Args) -> Result<()> {
         })?;
     let addr = SocketAddr::new(args.bind, args.port);
     let (socket, granted) = bind(addr)?;
+    let addr = socket.local_addr().unwrap_or(addr);
     let limit = Limit {
         frames: args.frames,
         duration: args

@@ -77,14 +77,6 @@ pub fn native_packets(path: &Path) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// A UDP port on 127.0.0.1 that was free a moment ago.
-pub fn free_udp_port() -> u16 {
-    std::net::UdpSocket::bind("127.0.0.1:0")
-        .and_then(|s| s.local_addr())
-        .map(|a| a.port())
-        .expect("binding a UDP port on 127.0.0.1")
-}
-
 /// A running `llv record` on 127.0.0.1, with its standard output and error collected.
 pub struct Recorder {
     child: std::process::Child,
@@ -104,21 +96,13 @@ pub struct Ended {
 }
 
 impl Recorder {
-    /// Starts `llv record --bind 127.0.0.1 --port P -o output ARGS` and waits (at most 30 s)
-    /// until it listens.
+    /// Starts `llv record --bind 127.0.0.1 --port 0 -o output ARGS` and waits (at most 30 s)
+    /// until it says which port it listens on.
     pub fn start(output: &Path, args: &[&str]) -> Recorder {
         use std::io::BufRead;
         use std::process::{Command, Stdio};
-        let port = free_udp_port();
         let mut child = Command::new(llv_path())
-            .args([
-                "record",
-                "--bind",
-                "127.0.0.1",
-                "--port",
-                &port.to_string(),
-                "-o",
-            ])
+            .args(["record", "--bind", "127.0.0.1", "--port", "0", "-o"])
             .arg(output)
             .args(args)
             .stdout(Stdio::piped())
@@ -133,29 +117,33 @@ impl Recorder {
                 .lines()
                 .map_while(Result::ok)
             {
-                if line.starts_with("listening on") {
-                    let _ = ready_tx.send(());
+                // "listening on 127.0.0.1:PORT (receive buffer ...".
+                let port = line
+                    .strip_prefix("listening on 127.0.0.1:")
+                    .and_then(|rest| rest.split(' ').next())
+                    .and_then(|p| p.parse::<u16>().ok());
+                if let Some(port) = port {
+                    let _ = ready_tx.send(port);
                 }
                 all.push_str(&line);
                 all.push('\n');
             }
             all
         });
-        if ready_rx
-            .recv_timeout(std::time::Duration::from_secs(30))
-            .is_err()
-        {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "llv record did not start: {}",
-                stderr.join().unwrap_or_default()
-            );
-        }
-        Recorder {
-            child,
-            port,
-            stderr,
+        match ready_rx.recv_timeout(std::time::Duration::from_secs(30)) {
+            Ok(port) => Recorder {
+                child,
+                port,
+                stderr,
+            },
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "llv record did not start: {}",
+                    stderr.join().unwrap_or_default()
+                );
+            }
         }
     }
 
