@@ -160,6 +160,7 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 /// Resolves `HOST`, `HOST:PORT`, `IP`, `IP:PORT` or `[IPv6]:PORT`; `port` fills a missing port.
+/// A name that resolves to several addresses gives its first IPv4 one.
 pub fn resolve(spec: &str, port: u16) -> Result<SocketAddr> {
     if let Ok(addr) = spec.parse::<SocketAddr>() {
         return Ok(addr);
@@ -174,7 +175,8 @@ pub fn resolve(spec: &str, port: u16) -> Result<SocketAddr> {
     with_port
         .to_socket_addrs()
         .with_context(|| format!("cannot resolve target {spec:?}"))?
-        .next()
+        // IPv4 first: `localhost` should reach a recorder listening on 0.0.0.0.
+        .min_by_key(|addr| addr.is_ipv6())
         .ok_or_else(|| anyhow!("target {spec:?} resolves to no address"))
 }
 
@@ -305,6 +307,31 @@ fn wait_until(deadline: Instant, stop: &AtomicBool) -> bool {
             thread::sleep((left - SPIN).min(Duration::from_millis(50)));
         } else {
             std::hint::spin_loop();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_resolve_with_and_without_ports() {
+        let cases = [
+            ("127.0.0.1", "127.0.0.1:11111"),
+            ("127.0.0.1:9000", "127.0.0.1:9000"),
+            ("::1", "[::1]:11111"),
+            ("[::1]", "[::1]:11111"),
+            ("[::1]:9000", "[::1]:9000"),
+            ("localhost", "127.0.0.1:11111"),
+            ("localhost:9000", "127.0.0.1:9000"),
+        ];
+        for (spec, expected) in cases {
+            assert_eq!(
+                resolve(spec, 11111).unwrap().to_string(),
+                expected,
+                "{spec}"
+            );
         }
     }
 }
