@@ -244,13 +244,13 @@ pub fn play(
     let mut pass = 0u64;
     'passes: while options.repeat.is_none_or(|n| pass < n) {
         for packet in take.frames() {
-            let mut frame: FaceFrame<'_> = packet.frame();
-            if options.restamp && pass > 0 {
-                let shifted = i64::from(frame.time.frame_number) + span * pass as i64;
+            let mut time = packet.time();
+            let bytes = if options.restamp && pass > 0 {
+                let mut frame: FaceFrame<'_> = packet.frame();
+                let shifted = i64::from(time.frame_number) + span * pass as i64;
                 frame.time.frame_number = i32::try_from(shifted)
                     .map_err(|_| anyhow!("--restamp: frame number {shifted} overflows"))?;
-            }
-            let bytes = if options.restamp && pass > 0 {
+                time = frame.time;
                 let len = frame.encode(&mut buf).map_err(|e| anyhow!("{e}"))?;
                 &buf[..len]
             } else {
@@ -258,7 +258,7 @@ pub fn play(
             };
             let offset = match options.fps {
                 Some(rate) => fixed_offset(sent, rate).unwrap_or_default(),
-                None => clock.next(&frame.time),
+                None => clock.next(&time),
             };
             let begin = *start.get_or_insert_with(Instant::now);
             let deadline = begin + offset;

@@ -29,7 +29,7 @@ use crate::stop;
 
 /// Receive buffer asked for, so bursts wait in the kernel rather than being dropped.
 pub const RECEIVE_BUFFER: usize = 8 << 20;
-/// Shows the hint for MetaHuman Animator packets.
+/// The hint shown when MetaHuman Animator packets arrive.
 const MHA_HINT: &str = "the phone sends MetaHuman Animator packets: switch the Live Link Face app's capture mode to ARKit";
 
 /// `llv record`.

@@ -46,7 +46,7 @@ impl Take {
     }
 
     /// The raw packets in order.
-    pub fn packets(&self) -> impl ExactSizeIterator<Item = &[u8]> + Clone + '_ {
+    pub fn packets(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
         self.ends.iter().enumerate().map(move |(i, &end)| {
             let start = if i == 0 { 0 } else { self.ends[i - 1] };
             &self.data[start..end]
