@@ -129,7 +129,10 @@ pub fn run(args: Args) -> Result<()> {
             ProgressStyle::with_template("{bar:40} {pos}/{len} frames {elapsed_precise} {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         ),
-        None => ProgressBar::new_spinner(),
+        None => ProgressBar::new_spinner().with_style(
+            ProgressStyle::with_template("{spinner} {pos} frames {elapsed_precise} (looping)")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        ),
     };
     let stop = stop::on_ctrl_c()?;
     let report = play(&take, &targets, &options, stop, &progress)?;
@@ -193,7 +196,10 @@ impl Senders {
             v4: targets
                 .iter()
                 .any(|t| t.is_ipv4())
-                .then(|| bind("0.0.0.0:0"))
+                .then(|| {
+                    // Stage networks sometimes play to a broadcast address.
+                    bind("0.0.0.0:0").and_then(|s| s.set_broadcast(true).map(|()| s))
+                })
                 .transpose()?,
             v6: targets
                 .iter()
