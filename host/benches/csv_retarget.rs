@@ -33,7 +33,7 @@ fn benches(c: &mut Criterion) {
     group.bench_function("csv export (rows)", |b| {
         b.iter(|| {
             let mut out = Vec::with_capacity(4 << 20);
-            csv_take::export(&packets, &mut out).unwrap();
+            csv_take::export(packets.packets(), &mut out).unwrap();
             out
         })
     });

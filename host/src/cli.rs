@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::{boxctl, flash, retarget};
+use crate::{boxctl, convert, flash, info, play, record, retarget, sequence};
 
 /// Record and play back Live Link Face frames.
 #[derive(Parser, Debug)]
@@ -16,25 +16,47 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Record face frames from the Live Link Face app (UDP) into a native recording.
+    Record(record::Args),
+    /// Send a recording's frames to one or more targets, timed like the take.
+    Play(play::Args),
+    /// Write a recording as clear JSON (LLV's `unpack`).
+    Unpack(convert::UnpackArgs),
+    /// Turn a clear JSON file (or any recording) into a recording (LLV's `pack`).
+    Pack(convert::PackArgs),
+    /// Convert between recording formats, Live Link Face CSV takes included.
+    Convert(convert::ConvertArgs),
+    /// Show a recording's format, timing, subjects, gaps and blendshape ranges.
+    Info(info::Args),
+    /// Write a debug take that moves each blendshape in turn (LLV's `sequence`).
+    Sequence(sequence::Args),
+    /// Turn takes (CSV or recordings) into MetaHuman curves with a PoseAsset T3D mapping.
+    Retarget(retarget::RetargetArgs),
     /// Upload a recording to the box as a take.
     Flash(flash::FlashArgs),
     /// Ask or tell the box: status, list, play, stop, delete, config.
     #[command(name = "box")]
     BoxCtl(boxctl::BoxArgs),
-    /// Turn takes (CSV or recordings) into MetaHuman curves with a PoseAsset T3D mapping.
-    Retarget(retarget::RetargetArgs),
 }
 
 /// Parses the arguments, runs the command and turns errors into an exit code.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match &cli.command {
-        Command::Flash(args) => flash::run(args).map(|()| ExitCode::SUCCESS),
-        Command::BoxCtl(args) => boxctl::run(args).map(|()| ExitCode::SUCCESS),
-        Command::Retarget(args) => retarget::run(args),
+    let done = |r: anyhow::Result<()>| r.map(|()| ExitCode::SUCCESS);
+    let result = match cli.command {
+        Command::Record(args) => done(record::run(args)),
+        Command::Play(args) => done(play::run(args)),
+        Command::Unpack(args) => done(convert::unpack(args)),
+        Command::Pack(args) => done(convert::pack(args)),
+        Command::Convert(args) => done(convert::convert(args)),
+        Command::Info(args) => done(info::run(args)),
+        Command::Sequence(args) => done(sequence::run(args)),
+        Command::Retarget(args) => retarget::run(&args),
+        Command::Flash(args) => done(flash::run(&args)),
+        Command::BoxCtl(args) => done(boxctl::run(&args)),
     };
     result.unwrap_or_else(|e| {
-        eprintln!("llv: {e:#}");
+        eprintln!("error: {e:#}");
         ExitCode::FAILURE
     })
 }

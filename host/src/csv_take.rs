@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
+use crate::take::Take;
 use anyhow::{anyhow, bail, Context, Result};
 use llv_core::blendshape::{self, COUNT};
 use llv_core::packet::{FaceFrame, MAX_LEN, VERSION};
@@ -86,21 +87,19 @@ enum Column {
     Shape(usize),
 }
 
-/// Reads a CSV take into raw v6 packets, one per row, in file order.
-pub fn import(path: &Path, opts: &ImportOptions) -> Result<Vec<Vec<u8>>> {
-    let file = std::fs::File::open(path)
-        .with_context(|| format!("cannot open CSV take {}", path.display()))?;
-    let (subject, device_id) = identity(path, opts)?;
-    read(file, opts.rate, &subject, &device_id).with_context(|| path.display().to_string())
+/// Reads the CSV take at `path`, its identity from `opts`, `take.json` or its name.
+pub fn import(path: &Path, opts: &ImportOptions) -> Result<Take> {
+    let bytes =
+        std::fs::read(path).with_context(|| format!("cannot open CSV take {}", path.display()))?;
+    read(&bytes, &resolve_identity(path, opts)?).with_context(|| path.display().to_string())
 }
 
-/// Reads CSV text into packets with the given identity.
-fn read(
-    input: impl std::io::Read,
-    rate: FrameRate,
-    subject: &str,
-    device_id: &str,
-) -> Result<Vec<Vec<u8>>> {
+/// Reads CSV text into a take, one frame per row in file order; a subject or
+/// device id left open in `opts` is empty.
+pub fn read(input: &[u8], opts: &ImportOptions) -> Result<Take> {
+    let rate = opts.rate;
+    let subject = opts.subject.as_deref().unwrap_or_default();
+    let device_id = opts.device_id.as_deref().unwrap_or_default();
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -110,7 +109,7 @@ fn read(
         bail!("the file is empty: expected a header `Timecode,BlendShapeCount,...`");
     }
     let columns = bind_columns(&record)?;
-    let mut packets = Vec::new();
+    let mut take = Take::default();
     let mut frame = FaceFrame {
         version: VERSION,
         device_id,
@@ -125,7 +124,7 @@ fn read(
     let mut buf = [0u8; MAX_LEN];
     while reader.read_record(&mut record).map_err(csv_error)? {
         let line = record.position().map_or(0, |p| p.line());
-        let row = packets.len() + 1;
+        let row = take.len() + 1;
         let at = |col: usize| format!("line {line} (row {row}), column {}", col + 1);
         if record.len() != columns.len() {
             bail!(
@@ -162,12 +161,13 @@ fn read(
         let len = frame
             .encode(&mut buf)
             .map_err(|e| anyhow!("line {line} (row {row}): {e}"))?;
-        packets.push(buf[..len].to_vec());
+        take.push(&buf[..len])
+            .map_err(|e| anyhow!("line {line} (row {row}): {e}"))?;
     }
-    if packets.is_empty() {
+    if take.is_empty() {
         bail!("the take has a header but no rows");
     }
-    Ok(packets)
+    Ok(take)
 }
 
 fn csv_error(e: csv::Error) -> anyhow::Error {
@@ -216,8 +216,9 @@ fn bind_columns(header: &csv::StringRecord) -> Result<Vec<Column>> {
     Ok(columns)
 }
 
-/// Subject and device id: options, else `take.json` beside the file, else the file name.
-fn identity(path: &Path, opts: &ImportOptions) -> Result<(String, String)> {
+/// `opts` with subject and device id settled: options, else `take.json` beside
+/// the file, else the file name (subject) or empty (device id).
+pub fn resolve_identity(path: &Path, opts: &ImportOptions) -> Result<ImportOptions> {
     let json_path = path.with_file_name("take.json");
     let take: Option<serde_json::Value> = match std::fs::read_to_string(&json_path) {
         Ok(text) => Some(
@@ -247,7 +248,11 @@ fn identity(path: &Path, opts: &ImportOptions) -> Result<(String, String)> {
         .clone()
         .or_else(|| from_json("deviceModel"))
         .unwrap_or_default();
-    Ok((subject, device_id))
+    Ok(ImportOptions {
+        rate: opts.rate,
+        subject: Some(subject),
+        device_id: Some(device_id),
+    })
 }
 
 /// The subject in the app's `<Slate>_<Take>_<Subject>[_cal|_raw|_neutral]` file
@@ -275,7 +280,7 @@ pub fn subject_from_file_name(stem: &str) -> String {
 
 /// Writes packets as a CSV take in the app's layout, which Unreal's
 /// LiveLinkFaceImporter reads: its header, `HH:MM:SS:FF.fff`, 10 decimals.
-pub fn export(packets: &[Vec<u8>], out: &mut impl Write) -> Result<()> {
+pub fn export<'a>(packets: impl IntoIterator<Item = &'a [u8]>, out: &mut dyn Write) -> Result<()> {
     let order: Vec<usize> = HEADER
         .split(',')
         .skip(2)
@@ -283,7 +288,7 @@ pub fn export(packets: &[Vec<u8>], out: &mut impl Write) -> Result<()> {
         .collect();
     writeln!(out, "{HEADER}")?;
     let mut line = String::with_capacity(1024);
-    for (i, packet) in packets.iter().enumerate() {
+    for (i, packet) in packets.into_iter().enumerate() {
         let frame = FaceFrame::decode(packet).map_err(|e| anyhow!("frame {}: {e}", i + 1))?;
         let tc = frame.time.timecode().ok_or_else(|| {
             anyhow!(
@@ -308,6 +313,22 @@ pub fn export(packets: &[Vec<u8>], out: &mut impl Write) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sd() -> ImportOptions {
+        ImportOptions {
+            rate: FrameRate::FPS_60,
+            subject: Some("s".into()),
+            device_id: Some("d".into()),
+        }
+    }
+
+    fn identity(path: &Path, opts: &ImportOptions) -> Result<(String, String)> {
+        let o = resolve_identity(path, opts)?;
+        Ok((
+            o.subject.unwrap_or_default(),
+            o.device_id.unwrap_or_default(),
+        ))
+    }
 
     fn row(tc: &str, values: impl Fn(usize) -> String) -> String {
         let mut r = format!("{tc},61");
@@ -344,8 +365,8 @@ mod tests {
         text.push('\n');
         text += &row("01:00:00:10.500", |i| format!("{}", i as f32 / 100.0));
         text.push('\n');
-        let packets = read(text.as_bytes(), FrameRate::FPS_60, "s", "d").unwrap();
-        let f = FaceFrame::decode(&packets[0]).unwrap();
+        let take = read(text.as_bytes(), &sd()).unwrap();
+        let f = take.frames().next().unwrap().frame();
         assert_eq!(f.time.frame_number, 3600 * 60 + 10);
         assert_eq!(f.time.subframe, 0.5);
         assert_eq!(f.time.rate, FrameRate::FPS_60);
@@ -354,10 +375,7 @@ mod tests {
     }
 
     fn read_err(text: &str) -> String {
-        format!(
-            "{:#}",
-            read(text.as_bytes(), FrameRate::FPS_60, "s", "d").unwrap_err()
-        )
+        format!("{:#}", read(text.as_bytes(), &sd()).unwrap_err())
     }
 
     #[test]
@@ -464,7 +482,7 @@ mod tests {
         let mut buf = [0u8; MAX_LEN];
         let n = frame.encode(&mut buf).unwrap();
         let mut out = Vec::new();
-        export(&[buf[..n].to_vec()], &mut out).unwrap();
+        export([&buf[..n]], &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         let mut lines = text.lines();
         assert_eq!(lines.next(), Some(HEADER));

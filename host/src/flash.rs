@@ -1,6 +1,5 @@
 //! `llv flash`: turn a recording into a take image and upload it to the box.
 
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, ensure, Context, Result};
@@ -8,12 +7,13 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use llv_core::control::{Request, Response, MAX_CHUNK};
 use llv_core::pacing::FrameClock;
-use llv_core::packet::{Packet, MAX_LEN};
 use llv_core::take::{image_len, ImageWriter, NAME_LEN};
-use llv_core::time::{FrameRate, FrameTime};
+use llv_core::time::FrameRate;
 use serde::Serialize;
 
 use crate::box_client::BoxClient;
+use crate::recording;
+use crate::take::Take;
 
 /// Arguments of `llv flash`.
 #[derive(Args, Debug)]
@@ -54,8 +54,8 @@ pub fn run(args: &FlashArgs) -> Result<()> {
         !name.is_empty() && name.len() <= NAME_LEN,
         "take name {name:?} must be 1..={NAME_LEN} bytes (see --name)"
     );
-    let packets = read_packets(&args.file)?;
-    let image = build_image(&args.file, &name, &packets)?;
+    let take = recording::load(&args.file)?.take;
+    let image = build_image(&args.file, &name, &take)?;
     let header = llv_core::take::TakeHeader::parse(&image).map_err(|e| anyhow!("{e}"))?;
 
     let mut client = BoxClient::connect(&args.box_addr, args.token.as_deref())?;
@@ -132,28 +132,24 @@ fn default_name(file: &Path) -> Result<String> {
 
 /// Builds the take image: frame times from the packets' own frame times
 /// (re-anchored where they jump back), the loop period one frame after the last.
-fn build_image(file: &Path, name: &str, packets: &[Vec<u8>]) -> Result<Vec<u8>> {
-    let time_of = |i: usize, bytes: &[u8]| -> Result<FrameTime> {
-        let packet = Packet::new_checked(bytes)
-            .map_err(|e| anyhow!("{}: frame {}: {e}", file.display(), i + 1))?;
-        Ok(packet.time())
-    };
-    let first = packets
-        .first()
+fn build_image(file: &Path, name: &str, take: &Take) -> Result<Vec<u8>> {
+    let first = take
+        .frames()
+        .next()
         .with_context(|| format!("{}: no frames", file.display()))?;
-    let rate = time_of(0, first)?.rate;
+    let rate = first.time().rate;
     let mut clock = FrameClock::new(if rate.is_valid() {
         rate
     } else {
         FrameRate::FPS_60
     });
-    let frames = u32::try_from(packets.len()).context("too many frames")?;
-    let total = image_len(frames, packets.iter().map(Vec::len).sum());
+    let frames = u32::try_from(take.len()).context("too many frames")?;
+    let total = image_len(frames, take.packets().map(<[u8]>::len).sum());
     let mut buf = vec![0u8; total];
     let mut writer = ImageWriter::new(&mut buf, name, frames).map_err(|e| anyhow!("{e}"))?;
     let mut last = 0u32;
-    for (i, bytes) in packets.iter().enumerate() {
-        let offset = clock.next(&time_of(i, bytes)?);
+    for (i, packet) in take.frames().enumerate() {
+        let offset = clock.next(&packet.time());
         last = u32::try_from(offset.as_micros()).map_err(|_| {
             anyhow!(
                 "{}: frame {}: over 71 minutes, too long for one take",
@@ -162,7 +158,7 @@ fn build_image(file: &Path, name: &str, packets: &[Vec<u8>]) -> Result<Vec<u8>> 
             )
         })?;
         writer
-            .push(last, bytes)
+            .push(last, packet.as_bytes())
             .map_err(|e| anyhow!("{}: frame {}: {e}", file.display(), i + 1))?;
     }
     let period = u128::from(last) + clock.frame_period().as_micros();
@@ -171,51 +167,4 @@ fn build_image(file: &Path, name: &str, packets: &[Vec<u8>]) -> Result<Vec<u8>> 
         .map_err(|e| anyhow!("{e}"))?;
     ensure!(len == total, "take image is {len} bytes, expected {total}");
     Ok(buf)
-}
-
-/// Reads the raw packets of a recording: LLV gzip (by its magic) or native base64 lines.
-/// (The general recording reader replaces this one function.)
-fn read_packets(file: &Path) -> Result<Vec<Vec<u8>>> {
-    let at = || file.display().to_string();
-    let mut reader = BufReader::new(std::fs::File::open(file).with_context(at)?);
-    if reader
-        .fill_buf()
-        .with_context(at)?
-        .starts_with(&[0x1f, 0x8b])
-    {
-        let mut raw = Vec::new();
-        flate2::read::GzDecoder::new(reader)
-            .read_to_end(&mut raw)
-            .with_context(at)?;
-        let word = |o: usize| -> Result<usize> {
-            let b = raw
-                .get(o..o + 4)
-                .with_context(|| format!("{}: ends early at byte {o}", at()))?;
-            Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
-        };
-        let count = word(1)?;
-        let (mut packets, mut o) = (Vec::new(), 5);
-        for i in 0..count {
-            let len = word(o)?;
-            let packet = raw
-                .get(o + 4..o + 4 + len)
-                .with_context(|| format!("{}: frame {} ends early", at(), i + 1))?;
-            packets.push(packet.to_vec());
-            o += 4 + len;
-        }
-        return Ok(packets);
-    }
-    let mut packets = Vec::new();
-    for (i, line) in reader.lines().enumerate() {
-        let line = line.with_context(|| format!("{}: line {}", at(), i + 1))?;
-        let line = line.trim_end_matches('\r');
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let mut out = [0u8; MAX_LEN];
-        let packet = llv_core::line::decode(line.as_bytes(), &mut out)
-            .map_err(|e| anyhow!("{}: line {}: {e}", at(), i + 1))?;
-        packets.push(packet.to_vec());
-    }
-    Ok(packets)
 }

@@ -7,18 +7,19 @@
 //! value: 0 on every curve a pose drives, 1 on the rig's resting switches.
 
 use std::collections::HashMap;
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use llv_core::blendshape::COUNT;
-use llv_core::packet::{FaceFrame, MAX_LEN};
+
 use llv_core::time::{FrameTime, Timecode};
 
-use crate::csv_take::{self, CsvArgs, ImportOptions};
+use crate::csv_take::{CsvArgs, ImportOptions};
 use crate::pose_asset::PoseAsset;
+use crate::recording;
 
 /// What a retargeted file is named after its take: `<take>.metahuman.csv`.
 pub const OUTPUT_SUFFIX: &str = ".metahuman.csv";
@@ -161,66 +162,16 @@ pub fn write_curves(frames: &[Frame], map: &Retargeter, out: &mut impl Write) ->
     Ok(())
 }
 
-/// Reads a take's frames: a CSV take (by its `.csv` extension) or a recording.
+/// Reads a take's frames from a CSV take or a recording of any format.
 pub fn read_take(path: &Path, csv: &ImportOptions) -> Result<Vec<Frame>> {
-    let packets = if has_extension(path, "csv") {
-        csv_take::import(path, csv)?
-    } else {
-        read_recording(path)?
-    };
-    packets
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let f = FaceFrame::decode(p)
-                .map_err(|e| anyhow!("{}: frame {}: {e}", path.display(), i + 1))?;
-            Ok(Frame {
-                time: f.time,
-                shapes: f.blendshapes,
-            })
+    let take = recording::load_with(path, csv)?.take;
+    Ok(take
+        .frames()
+        .map(|p| Frame {
+            time: p.time(),
+            shapes: p.frame().blendshapes,
         })
-        .collect()
-}
-
-/// The packets of a native (base64 lines) or LLV gzip recording.
-// The shared multi-format recording reader replaces this function at merge.
-fn read_recording(path: &Path) -> Result<Vec<Vec<u8>>> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let at = |what: String| anyhow!("{}: {what}", path.display());
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut raw = Vec::new();
-        flate2::read::GzDecoder::new(&bytes[..])
-            .read_to_end(&mut raw)
-            .map_err(|e| at(format!("gzip: {e}")))?;
-        let word = |i: usize| {
-            raw.get(i..i + 4)
-                .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
-        };
-        let count = word(1).ok_or_else(|| at("LLV header is cut short".into()))?;
-        let mut packets = Vec::with_capacity(count.min(1 << 20));
-        let mut i = 5;
-        for n in 1..=count {
-            let len = word(i).ok_or_else(|| at(format!("LLV frame {n} of {count} is missing")))?;
-            let packet = raw
-                .get(i + 4..i + 4 + len)
-                .ok_or_else(|| at(format!("LLV frame {n} of {count} is cut short")))?;
-            packets.push(packet.to_vec());
-            i += 4 + len;
-        }
-        return Ok(packets);
-    }
-    let mut packets = Vec::new();
-    let mut buf = [0u8; MAX_LEN];
-    for (n, line) in bytes.split(|b| *b == b'\n').enumerate() {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.is_empty() || line.starts_with(b"#") {
-            continue;
-        }
-        let packet = llv_core::line::decode(line, &mut buf)
-            .map_err(|e| at(format!("line {}: {e}", n + 1)))?;
-        packets.push(packet.to_vec());
-    }
-    Ok(packets)
+        .collect())
 }
 
 fn has_extension(path: &Path, ext: &str) -> bool {
@@ -497,6 +448,7 @@ fn find_takes(dir: &Path, sync: Option<&Path>) -> Result<Vec<PathBuf>> {
 mod tests {
     use super::*;
     use crate::pose_asset::Pose;
+    use llv_core::packet::{FaceFrame, MAX_LEN};
     use llv_core::time::FrameRate;
 
     fn asset() -> PoseAsset {

@@ -6,7 +6,6 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use assert_cmd::Command;
 use embassy_futures::block_on;
 use llv_box_store::mock::MockFlash;
 use llv_box_store::server::FRAME_BUF;
@@ -84,11 +83,7 @@ impl SoftBox {
     }
 
     fn llv(&self, args: &[&str]) -> assert_cmd::assert::Assert {
-        Command::cargo_bin("llv")
-            .unwrap()
-            .args(args)
-            .timeout(TIMEOUT)
-            .assert()
+        llv_tests::llv().args(args).timeout(TIMEOUT).assert()
     }
 
     fn json(&self, args: &[&str]) -> Value {

@@ -12,7 +12,11 @@ fn alex() -> std::path::PathBuf {
 }
 
 fn import(path: &Path) -> Vec<Vec<u8>> {
-    csv_take::import(path, &ImportOptions::default()).unwrap()
+    to_vecs(csv_take::import(path, &ImportOptions::default()).unwrap())
+}
+
+fn to_vecs(take: llv::take::Take) -> Vec<Vec<u8>> {
+    take.packets().map(<[u8]>::to_vec).collect()
 }
 
 #[test]
@@ -65,7 +69,7 @@ fn alex_rom_3_imports_4030_frames_timed_by_their_timecode() {
 fn csv_to_packets_to_csv_gives_back_the_same_file() {
     let original = std::fs::read(alex()).unwrap();
     let mut out = Vec::new();
-    csv_take::export(&import(&alex()), &mut out).unwrap();
+    csv_take::export(import(&alex()).iter().map(Vec::as_slice), &mut out).unwrap();
     let (out, original) = (
         String::from_utf8(out).unwrap(),
         String::from_utf8(original).unwrap(),
@@ -86,7 +90,7 @@ fn exported_recording_reimports_with_its_timecodes_and_values() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("Dao_1_iPhone.csv");
     let mut out = Vec::new();
-    csv_take::export(&packets, &mut out).unwrap();
+    csv_take::export(packets.iter().map(Vec::as_slice), &mut out).unwrap();
     std::fs::write(&csv, &out).unwrap();
     let back = import(&csv);
     assert_eq!(back.len(), packets.len());
@@ -104,7 +108,7 @@ fn exported_recording_reimports_with_its_timecodes_and_values() {
         assert_eq!(b.subject, "iPhone");
     }
     let mut again = Vec::new();
-    csv_take::export(&back, &mut again).unwrap();
+    csv_take::export(back.iter().map(Vec::as_slice), &mut again).unwrap();
     assert!(again == out, "second export differs from the first");
 }
 
@@ -127,7 +131,7 @@ fn take_json_and_options_name_subject_and_device() {
         device_id: Some("DEADC0DE-1337-1337-1337-CAFEBABE".into()),
         ..ImportOptions::default()
     };
-    let packets = csv_take::import(&csv, &opts).unwrap();
+    let packets = to_vecs(csv_take::import(&csv, &opts).unwrap());
     let f = FaceFrame::decode(&packets[4029]).unwrap();
     assert_eq!(
         (f.subject, f.device_id),
@@ -141,7 +145,7 @@ fn ntsc_rate_counts_timecode_frames_at_its_base() {
         rate: FrameRate::parse("59.94").unwrap(),
         ..ImportOptions::default()
     };
-    let packets = csv_take::import(&alex(), &opts).unwrap();
+    let packets = to_vecs(csv_take::import(&alex(), &opts).unwrap());
     let f = FaceFrame::decode(&packets[0]).unwrap();
     assert_eq!(f.time.rate, FrameRate::new(60000, 1001));
     assert_eq!(f.time.frame_number, ((13 * 60 + 13) * 60 + 4) * 60 + 31);
@@ -193,5 +197,40 @@ fn a_broken_row_is_an_error_naming_file_row_and_column() {
     assert!(
         e.ends_with("line 201 (row 200): 62 columns, the header has 63"),
         "{e}"
+    );
+}
+
+/// The command line: `llv convert take.csv out.gesichter`, then back to CSV, gives
+/// the phone's file again; `--subject` names the subject, `info` reads the CSV.
+#[test]
+fn convert_on_the_command_line_goes_both_ways() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("alex.gesichter");
+    let csv = dir.path().join("back.csv");
+    llv_tests::llv()
+        .args(["convert".as_ref(), alex().as_os_str(), rec.as_os_str()])
+        .args(["--subject", "Alex"])
+        .assert()
+        .success();
+    let packets = llv_tests::native_packets(&rec);
+    assert_eq!(packets.len(), 4030);
+    assert_eq!(FaceFrame::decode(&packets[0]).unwrap().subject, "Alex");
+    llv_tests::llv()
+        .args(["convert".as_ref(), rec.as_os_str(), csv.as_os_str()])
+        .assert()
+        .success();
+    let original = std::fs::read(alex()).unwrap();
+    assert!(
+        std::fs::read(&csv).unwrap() == original,
+        "CSV -> recording -> CSV differs"
+    );
+    let info = llv_tests::llv()
+        .args(["info".as_ref(), alex().as_os_str(), "--json".as_ref()])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&info.get_output().stdout).into_owned();
+    assert!(
+        text.contains("\"frames\": 4030") || text.contains("\"frames\":4030"),
+        "{text}"
     );
 }

@@ -1,0 +1,343 @@
+//! `llv play`: send a take's frames at absolute deadlines to every target.
+//!
+//! Deadline of frame n = start + offset(n), where the offset comes from the
+//! take's own frame times ([`FrameClock`]) or from a fixed rate
+//! ([`fixed_offset`]); the player sleeps until about 1 ms before a deadline
+//! and spins for the rest, so the rate never drifts.
+
+use std::io;
+use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use llv_core::pacing::{fixed_offset, FrameClock};
+use llv_core::packet::{FaceFrame, MAX_LEN};
+use llv_core::time::FrameRate;
+
+use crate::console;
+use crate::convert::EditArgs;
+use crate::recording;
+use crate::stop;
+use crate::take::Take;
+
+/// The port Live Link Face and Unreal use.
+pub const DEFAULT_PORT: u16 = 11111;
+/// How long before a deadline the player stops sleeping and starts spinning.
+const SPIN: Duration = Duration::from_millis(1);
+
+/// `llv play FILE`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Recording to play (any format llv reads).
+    file: PathBuf,
+    /// Target HOST[:PORT]; repeat for several targets (default 127.0.0.1). LLV's --host works too.
+    #[arg(long = "to", visible_alias = "host", value_name = "HOST[:PORT]")]
+    to: Vec<String>,
+    /// Port for targets given without one (LLV's --port).
+    #[arg(long, default_value_t = DEFAULT_PORT)]
+    port: u16,
+    /// Play at a fixed rate (60, 59.94, 60000/1001...) instead of the take's own frame times.
+    #[arg(long, value_parser = parse_rate)]
+    fps: Option<FrameRate>,
+    /// Play the take N times; without N, until Ctrl-C.
+    #[arg(long = "loop", value_name = "N", num_args = 0..=1,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    repeat: Option<Option<u64>>,
+    /// Rewrite frame times so they keep increasing across loops.
+    #[arg(long)]
+    restamp: bool,
+    #[command(flatten)]
+    edit: EditArgs,
+}
+
+fn parse_rate(text: &str) -> Result<FrameRate, String> {
+    FrameRate::parse(text)
+        .ok_or_else(|| format!("{text:?} is not a frame rate (e.g. 60, 59.94, 60000/1001)"))
+}
+
+/// How a take is played.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// A fixed rate instead of the take's frame times.
+    pub fps: Option<FrameRate>,
+    /// How many times to play the take; `None` is until stopped.
+    pub repeat: Option<u64>,
+    /// Shift frame numbers by one take length per loop so time keeps increasing.
+    pub restamp: bool,
+}
+
+/// What a playback did.
+#[derive(Clone, Copy, Debug)]
+pub struct Report {
+    /// Frames sent (to every target).
+    pub frames: u64,
+    /// From the first deadline to the last send.
+    pub elapsed: Duration,
+    /// Sends that failed, over all targets.
+    pub send_errors: u64,
+    /// True when stopped early (Ctrl-C).
+    pub stopped: bool,
+    /// The latest any send started after its deadline.
+    pub max_late: Duration,
+    /// Sends that started more than 1 ms after their deadline.
+    pub late_over_1ms: u64,
+}
+
+/// Runs `llv play`.
+pub fn run(args: Args) -> Result<()> {
+    let loaded = recording::load(&args.file)?;
+    let take = loaded.take.edited(&args.edit.edit())?;
+    if take.is_empty() {
+        bail!("{}: no frames to play", args.file.display());
+    }
+    let specs = if args.to.is_empty() {
+        vec!["127.0.0.1".to_string()]
+    } else {
+        args.to.clone()
+    };
+    let targets = specs
+        .iter()
+        .map(|spec| resolve(spec, args.port))
+        .collect::<Result<Vec<_>>>()?;
+    let options = Options {
+        fps: args.fps,
+        repeat: match args.repeat {
+            None => Some(1),
+            Some(n) => n,
+        },
+        restamp: args.restamp,
+    };
+    let timing = match options.fps {
+        Some(rate) => format!("at a fixed {rate} fps"),
+        None => "timed by its frame times".to_string(),
+    };
+    let names: Vec<String> = targets.iter().map(|t| t.to_string()).collect();
+    eprintln!(
+        "playing {} ({} frames, {}) {} to {}; Ctrl-C stops",
+        args.file.display(),
+        take.len(),
+        loaded.format.describe(),
+        timing,
+        names.join(", ")
+    );
+    let progress = match options.repeat {
+        Some(n) => ProgressBar::new(take.len() as u64 * n).with_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} frames {elapsed_precise} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ),
+        None => ProgressBar::new_spinner().with_style(
+            ProgressStyle::with_template("{spinner} {pos} frames {elapsed_precise} (looping)")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        ),
+    };
+    let stop = stop::on_ctrl_c()?;
+    let report = play(&take, &targets, &options, stop, &progress)?;
+    progress.finish_and_clear();
+    let secs = report.elapsed.as_secs_f64();
+    console::print(&format!(
+        "{} {} frames to {} target(s) in {:.3} s ({:.3} fps){}\n",
+        if report.stopped {
+            "stopped after"
+        } else {
+            "played"
+        },
+        report.frames,
+        targets.len(),
+        secs,
+        if secs > 0.0 {
+            report.frames.saturating_sub(1) as f64 / secs
+        } else {
+            0.0
+        },
+        if report.send_errors > 0 {
+            format!(", {} sends failed", report.send_errors)
+        } else {
+            String::new()
+        }
+    ))?;
+    Ok(())
+}
+
+/// Resolves `HOST`, `HOST:PORT`, `IP`, `IP:PORT` or `[IPv6]:PORT`; `port` fills a missing port.
+/// A name that resolves to several addresses gives its first IPv4 one.
+pub fn resolve(spec: &str, port: u16) -> Result<SocketAddr> {
+    if let Ok(addr) = spec.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    if let Ok(ip) = spec.trim_matches(['[', ']']).parse::<std::net::IpAddr>() {
+        return Ok(SocketAddr::new(ip, port));
+    }
+    let with_port = match spec.rsplit_once(':') {
+        Some((_, p)) if p.parse::<u16>().is_ok() => spec.to_string(),
+        _ => format!("{spec}:{port}"),
+    };
+    with_port
+        .to_socket_addrs()
+        .with_context(|| format!("cannot resolve target {spec:?}"))?
+        // IPv4 first: `localhost` should reach a recorder listening on 0.0.0.0.
+        .min_by_key(|addr| addr.is_ipv6())
+        .ok_or_else(|| anyhow!("target {spec:?} resolves to no address"))
+}
+
+/// One UDP socket per address family the targets use.
+struct Senders {
+    v4: Option<UdpSocket>,
+    v6: Option<UdpSocket>,
+}
+
+impl Senders {
+    fn new(targets: &[SocketAddr]) -> io::Result<Senders> {
+        let bind = |any: &str| UdpSocket::bind(any);
+        Ok(Senders {
+            v4: targets
+                .iter()
+                .any(|t| t.is_ipv4())
+                .then(|| {
+                    // Stage networks sometimes play to a broadcast address.
+                    bind("0.0.0.0:0").and_then(|s| s.set_broadcast(true).map(|()| s))
+                })
+                .transpose()?,
+            v6: targets
+                .iter()
+                .any(|t| t.is_ipv6())
+                .then(|| bind("[::]:0"))
+                .transpose()?,
+        })
+    }
+
+    fn send(&self, packet: &[u8], target: &SocketAddr) -> io::Result<()> {
+        let socket = if target.is_ipv4() { &self.v4 } else { &self.v6 };
+        let socket = socket
+            .as_ref()
+            .ok_or_else(|| io::Error::other("no socket"))?;
+        socket.send_to(packet, target).map(|_| ())
+    }
+}
+
+/// Plays `take` to every target until done or `stop` is set.
+pub fn play(
+    take: &Take,
+    targets: &[SocketAddr],
+    options: &Options,
+    stop: &AtomicBool,
+    progress: &ProgressBar,
+) -> Result<Report> {
+    let senders = Senders::new(targets).context("opening a UDP socket")?;
+    let first = take
+        .frames()
+        .next()
+        .ok_or_else(|| anyhow!("no frames to play"))?;
+    let last = take
+        .frames()
+        .last()
+        .ok_or_else(|| anyhow!("no frames to play"))?;
+    let fallback = Some(first.time().rate)
+        .filter(|r| r.is_valid())
+        .unwrap_or(FrameRate::FPS_60);
+    let span = i64::from(last.time().frame_number) - i64::from(first.time().frame_number) + 1;
+    let mut clock = FrameClock::new(fallback);
+    let mut buf = [0u8; MAX_LEN];
+    let mut sent = 0u64;
+    let mut send_errors = 0u64;
+    let mut start = None;
+    let mut stopped = false;
+    let mut max_late = Duration::ZERO;
+    let mut late_over_1ms = 0u64;
+    let mut pass = 0u64;
+    'passes: while options.repeat.is_none_or(|n| pass < n) {
+        for packet in take.frames() {
+            let mut time = packet.time();
+            let bytes = if options.restamp && pass > 0 {
+                let mut frame: FaceFrame<'_> = packet.frame();
+                let shifted = i64::from(time.frame_number) + span * pass as i64;
+                frame.time.frame_number = i32::try_from(shifted)
+                    .map_err(|_| anyhow!("--restamp: frame number {shifted} overflows"))?;
+                time = frame.time;
+                let len = frame.encode(&mut buf).map_err(|e| anyhow!("{e}"))?;
+                &buf[..len]
+            } else {
+                packet.as_bytes()
+            };
+            let offset = match options.fps {
+                Some(rate) => fixed_offset(sent, rate).unwrap_or_default(),
+                None => clock.next(&time),
+            };
+            let begin = *start.get_or_insert_with(Instant::now);
+            let deadline = begin + offset;
+            if !wait_until(deadline, stop) {
+                stopped = true;
+                break 'passes;
+            }
+            let late = deadline.elapsed();
+            max_late = max_late.max(late);
+            late_over_1ms += u64::from(late > Duration::from_millis(1));
+            for target in targets {
+                if let Err(e) = senders.send(bytes, target) {
+                    if send_errors == 0 {
+                        progress.suspend(|| eprintln!("warning: sending to {target}: {e}"));
+                    }
+                    send_errors += 1;
+                }
+            }
+            sent += 1;
+            progress.inc(1);
+        }
+        pass += 1;
+    }
+    Ok(Report {
+        frames: sent,
+        elapsed: start.map_or(Duration::ZERO, |s| s.elapsed()),
+        send_errors,
+        stopped,
+        max_late,
+        late_over_1ms,
+    })
+}
+
+/// Sleeps until shortly before `deadline`, then spins; false if `stop` was set.
+fn wait_until(deadline: Instant, stop: &AtomicBool) -> bool {
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return true;
+        }
+        let left = deadline - now;
+        if left > SPIN {
+            thread::sleep((left - SPIN).min(Duration::from_millis(50)));
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_resolve_with_and_without_ports() {
+        let cases = [
+            ("127.0.0.1", "127.0.0.1:11111"),
+            ("127.0.0.1:9000", "127.0.0.1:9000"),
+            ("::1", "[::1]:11111"),
+            ("[::1]", "[::1]:11111"),
+            ("[::1]:9000", "[::1]:9000"),
+            ("localhost", "127.0.0.1:11111"),
+            ("localhost:9000", "127.0.0.1:9000"),
+        ];
+        for (spec, expected) in cases {
+            assert_eq!(
+                resolve(spec, 11111).unwrap().to_string(),
+                expected,
+                "{spec}"
+            );
+        }
+    }
+}

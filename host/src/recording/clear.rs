@@ -1,0 +1,412 @@
+//! Clear JSON files (FORMATS 3d), LLV-compatible both ways: the writer prints
+//! exactly what LLV's `unpack` prints; the reader places blendshapes by name.
+
+use std::borrow::Cow;
+use std::cell::Cell;
+use std::fmt;
+use std::io::{self, Write};
+
+use anyhow::{bail, Result};
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use llv_core::blendshape::{index_of, COUNT, NAMES};
+use llv_core::packet::{FaceFrame, Packet, MAX_LEN};
+use llv_core::time::{FrameRate, FrameTime};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+
+use super::pyrepr::{push_float, push_string};
+use crate::take::Take;
+
+/// One frame object of a clear file (also a line of LLV's legacy format).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClearFrame<'a> {
+    version: u8,
+    #[serde(borrow)]
+    device_id: Cow<'a, str>,
+    #[serde(borrow)]
+    subject_name: Cow<'a, str>,
+    frame_time: ClearTime,
+    blendshape_count: u8,
+    blendshapes: Shapes,
+    #[serde(default, rename = "raw_frame")]
+    _raw_frame: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClearTime {
+    frame_number: i32,
+    sub_frame: f64,
+    numerator: i32,
+    denominator: i32,
+}
+
+impl ClearFrame<'_> {
+    /// Encodes the frame and appends it to `take`; the error names the field.
+    pub fn push_to(&self, take: &mut Take) -> Result<(), String> {
+        if usize::from(self.blendshape_count) != COUNT {
+            return Err(format!(
+                "blendshape_count is {}, expected {COUNT}",
+                self.blendshape_count
+            ));
+        }
+        let frame = FaceFrame {
+            version: self.version,
+            device_id: &self.device_id,
+            subject: &self.subject_name,
+            time: FrameTime {
+                frame_number: self.frame_time.frame_number,
+                subframe: self.frame_time.sub_frame as f32,
+                rate: FrameRate::new(self.frame_time.numerator, self.frame_time.denominator),
+            },
+            blendshapes: self.blendshapes.0,
+        };
+        let mut buf = [0u8; MAX_LEN];
+        let len = frame.encode(&mut buf).map_err(|e| e.to_string())?;
+        take.push(&buf[..len]).map_err(|e| e.to_string())
+    }
+}
+
+/// The 61 values, placed by name.
+struct Shapes([f32; COUNT]);
+
+impl<'de> Deserialize<'de> for Shapes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(ShapesVisitor)
+    }
+}
+
+struct ShapesVisitor;
+
+impl<'de> Visitor<'de> for ShapesVisitor {
+    type Value = Shapes;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object of 61 blendshape values by name")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shapes, A::Error> {
+        let mut values = [0.0f32; COUNT];
+        let mut seen = [false; COUNT];
+        let mut expected = 0;
+        while let Some(index) = map.next_key_seed(ShapeName { expected })? {
+            expected = index + 1;
+            if seen[index] {
+                return Err(de::Error::custom(format!(
+                    "blendshape \"{}\" appears twice",
+                    NAMES[index]
+                )));
+            }
+            seen[index] = true;
+            let value = map
+                .next_value::<f64>()
+                .map_err(|e| de::Error::custom(format!("blendshape \"{}\": {e}", NAMES[index])))?;
+            values[index] = value as f32;
+        }
+        match seen.iter().position(|s| !s) {
+            Some(missing) => Err(de::Error::custom(format!(
+                "missing blendshape \"{}\"",
+                NAMES[missing]
+            ))),
+            None => Ok(Shapes(values)),
+        }
+    }
+}
+
+/// Looks a key up by name, trying first the index that usually comes next (files keep packet order).
+struct ShapeName {
+    expected: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for ShapeName {
+    type Value = usize;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for ShapeName {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a blendshape name")
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<usize, E> {
+        if NAMES.get(self.expected) == Some(&name) {
+            return Ok(self.expected);
+        }
+        index_of(name).ok_or_else(|| E::custom(format!("unknown blendshape name \"{name}\"")))
+    }
+}
+
+/// The top-level object: `count` and `frames`, frames pushed as they parse.
+struct FileVisitor<'t> {
+    take: &'t mut Take,
+    current: &'t Cell<Option<usize>>,
+}
+
+impl<'de> Visitor<'de> for FileVisitor<'_> {
+    type Value = Option<u64>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object with \"count\" and \"frames\"")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<u64>, A::Error> {
+        let mut count = None;
+        let mut frames = false;
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            match key.as_ref() {
+                "count" => count = Some(map.next_value::<u64>()?),
+                "frames" => {
+                    map.next_value_seed(FramesSeed {
+                        take: &mut *self.take,
+                        current: self.current,
+                    })?;
+                    frames = true;
+                }
+                other => {
+                    return Err(de::Error::custom(format!(
+                        "unknown key \"{other}\" (expected \"count\" and \"frames\")"
+                    )))
+                }
+            }
+        }
+        if !frames {
+            return Err(de::Error::missing_field("frames"));
+        }
+        Ok(count)
+    }
+}
+
+struct FramesSeed<'t> {
+    take: &'t mut Take,
+    current: &'t Cell<Option<usize>>,
+}
+
+impl<'de> DeserializeSeed<'de> for FramesSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FramesSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of frames")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        for index in 0.. {
+            self.current.set(Some(index));
+            match seq.next_element::<ClearFrame<'de>>()? {
+                Some(frame) => frame.push_to(self.take).map_err(de::Error::custom)?,
+                None => break,
+            }
+        }
+        self.current.set(None);
+        Ok(())
+    }
+}
+
+/// Reads a clear file; errors name the frame index, the field and the JSON position.
+pub fn read(name: &str, bytes: &[u8], warnings: &mut Vec<String>) -> Result<Take> {
+    let mut take = Take::with_capacity(bytes.len() / 2300);
+    let current = Cell::new(None);
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let result = de
+        .deserialize_map(FileVisitor {
+            take: &mut take,
+            current: &current,
+        })
+        .and_then(|count| de.end().map(|()| count));
+    match (result, current.get()) {
+        (Ok(count), _) => {
+            if let Some(count) = count.filter(|c| *c != take.len() as u64) {
+                warnings.push(format!(
+                    "{name}: \"count\" says {count} frames, file holds {}",
+                    take.len()
+                ));
+            }
+            Ok(take)
+        }
+        (Err(e), Some(index)) => bail!("{name}: frame {index}: {e}"),
+        (Err(e), None) => bail!("{name}: {e}"),
+    }
+}
+
+/// Writes the take as LLV's `unpack` does; `retain_raw` adds each raw packet.
+pub fn write(take: &Take, out: &mut dyn Write, retain_raw: bool) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(1 << 17);
+    write!(buf, "{{\"count\": {}, \"frames\": [", take.len())?;
+    for (index, packet) in take.frames().enumerate() {
+        if index > 0 {
+            buf.push(b',');
+        }
+        push_frame(&mut buf, &packet, retain_raw);
+        if buf.len() > 1 << 16 {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    buf.extend_from_slice(b"]}");
+    out.write_all(&buf)
+}
+
+fn push_frame(buf: &mut Vec<u8>, packet: &Packet<'_>, retain_raw: bool) {
+    let header = packet.header();
+    let time = header.time;
+    buf.extend_from_slice(b"{\"version\":");
+    push_int(buf, i64::from(header.version));
+    buf.extend_from_slice(b", \"device_id\":");
+    push_string(buf, header.device_id);
+    buf.extend_from_slice(b", \"subject_name\":");
+    push_string(buf, header.subject);
+    buf.extend_from_slice(b", \"frame_time\":{\"frame_number\": ");
+    push_int(buf, i64::from(time.frame_number));
+    buf.extend_from_slice(b", \"sub_frame\": ");
+    push_float(buf, f64::from(time.subframe));
+    buf.extend_from_slice(b", \"numerator\": ");
+    push_int(buf, i64::from(time.rate.numerator));
+    buf.extend_from_slice(b", \"denominator\": ");
+    push_int(buf, i64::from(time.rate.denominator));
+    buf.extend_from_slice(b"}, \"blendshape_count\":61, \"blendshapes\": {");
+    for (index, value) in packet.blendshapes().enumerate() {
+        if index > 0 {
+            buf.extend_from_slice(b", ");
+        }
+        buf.push(b'"');
+        buf.extend_from_slice(NAMES[index].as_bytes());
+        buf.extend_from_slice(b"\": ");
+        push_float(buf, f64::from(value));
+    }
+    buf.push(b'}');
+    if retain_raw {
+        let raw = packet.as_bytes();
+        buf.extend_from_slice(b", \"raw_frame\": { \"size\": ");
+        push_int(buf, raw.len() as i64);
+        buf.extend_from_slice(b", \"data\": \"");
+        buf.extend_from_slice(STANDARD.encode(raw).as_bytes());
+        buf.extend_from_slice(b"\" }");
+    }
+    buf.push(b'}');
+}
+
+fn push_int(buf: &mut Vec<u8>, value: i64) {
+    // Writing to a Vec cannot fail.
+    let _ = write!(buf, "{value}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recording::{read_bytes, Format};
+    use crate::take::tests_support::sample_take;
+
+    fn clear(take: &Take, retain: bool) -> String {
+        let mut out = Vec::new();
+        write(take, &mut out, retain).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn round_trips_with_and_without_raw_frames() {
+        let take = sample_take(5);
+        for retain in [false, true] {
+            let text = clear(&take, retain);
+            let loaded = read_bytes("t.klare-gesichter", text.as_bytes()).unwrap();
+            assert_eq!(loaded.format, Format::Json);
+            assert_eq!(loaded.take, take);
+            assert!(loaded.warnings.is_empty());
+            let bom = [b"\xEF\xBB\xBF".as_slice(), text.as_bytes()].concat();
+            assert_eq!(read_bytes("bom.json", &bom).unwrap().take, take);
+        }
+    }
+
+    #[test]
+    fn blendshapes_are_placed_by_name() {
+        let take = sample_take(1);
+        let text = clear(&take, false);
+        let swapped = text
+            .replacen("\"JawLeft\"", "\"TMP\"", 1)
+            .replacen("\"JawRight\"", "\"JawLeft\"", 1)
+            .replacen("\"TMP\"", "\"JawRight\"", 1);
+        let loaded = read_bytes("t", swapped.as_bytes()).unwrap();
+        let frame = loaded.take.frames().next().unwrap();
+        let original = take.frames().next().unwrap();
+        assert_eq!(frame.blendshape(15), original.blendshape(16));
+        assert_eq!(frame.blendshape(16), original.blendshape(15));
+    }
+
+    #[test]
+    fn missing_and_unknown_names_are_named_with_their_frame() {
+        let text = clear(&sample_take(3), false);
+        let at = text.rfind("\"JawOpen\"").unwrap();
+        let unknown = format!("{}\"JawOpn\"{}", &text[..at], &text[at + 9..]);
+        let err = read_bytes("t.json", unknown.as_bytes()).unwrap_err();
+        let err = err.to_string();
+        assert!(
+            err.starts_with("t.json: frame 2: unknown blendshape name \"JawOpn\" at line 1"),
+            "{err}"
+        );
+        let start = text.find("\"MouthClose\"").unwrap();
+        let end = start + text[start..].find(", ").unwrap() + 2;
+        let dropped = format!("{}{}", &text[..start], &text[end..]);
+        let err = read_bytes("t.json", dropped.as_bytes()).unwrap_err();
+        let err = err.to_string();
+        assert!(
+            err.starts_with("t.json: frame 0: missing blendshape \"MouthClose\""),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn bad_fields_are_named() {
+        let text = clear(&sample_take(2), false);
+        let count = text.replacen("\"blendshape_count\":61", "\"blendshape_count\":60", 2);
+        let err = read_bytes("t", count.as_bytes()).unwrap_err().to_string();
+        assert!(
+            err.starts_with("t: frame 0: blendshape_count is 60, expected 61"),
+            "{err}"
+        );
+        let version = text.replacen(",{\"version\":6", ",{\"version\":7", 1);
+        let err = read_bytes("t", version.as_bytes()).unwrap_err().to_string();
+        assert!(
+            err.starts_with("t: frame 1: version at byte 0: version 7, expected 6"),
+            "{err}"
+        );
+        let string = text.replacen("\"MouthClose\": ", "\"MouthClose\": \"x\", \"Tmp\": ", 1);
+        let err = read_bytes("t", string.as_bytes()).unwrap_err().to_string();
+        assert!(
+            err.starts_with("t: frame 0: blendshape \"MouthClose\": invalid type: string \"x\""),
+            "{err}"
+        );
+        let field = text.replacen("\"sub_frame\"", "\"subframe\"", 1);
+        let err = read_bytes("t", field.as_bytes()).unwrap_err().to_string();
+        assert!(
+            err.starts_with("t: frame 0: unknown field `subframe`"),
+            "{err}"
+        );
+        let cut = &text[..text.len() - 40];
+        let err = read_bytes("t", cut.as_bytes()).unwrap_err().to_string();
+        assert!(err.starts_with("t: frame 1: EOF while parsing"), "{err}");
+    }
+
+    #[test]
+    fn count_mismatch_is_a_warning() {
+        let text = clear(&sample_take(2), false).replacen("\"count\": 2", "\"count\": 3", 1);
+        let loaded = read_bytes("t", text.as_bytes()).unwrap();
+        assert_eq!(loaded.take.len(), 2);
+        assert_eq!(
+            loaded.warnings,
+            ["t: \"count\" says 3 frames, file holds 2"]
+        );
+    }
+}

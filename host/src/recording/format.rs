@@ -1,0 +1,116 @@
+//! The recording formats and the one place that dispatches reading and writing
+//! to them. To add a format: a variant, its detection, its name rule, and one
+//! arm in [`Format::read`] and [`Format::write`].
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+
+use super::{clear, legacy, llv, native, WriteOptions};
+use crate::csv_take::{self, ImportOptions};
+use crate::take::Take;
+
+/// A recording format (FORMATS.md section 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The project's native recording: one base64 packet per line (3a).
+    Native,
+    /// LLV 1.1+ gzip recording (3b).
+    Llv,
+    /// LLV's legacy lines of base64 JSON (3c), read-only.
+    #[value(skip)]
+    LlvLegacy,
+    /// Clear JSON, LLV's `unpack` output (3d).
+    Json,
+    /// A Live Link Face CSV take (FORMATS.md section 4).
+    Csv,
+}
+
+impl Format {
+    /// Tells the format from a file's first bytes.
+    pub fn detect(bytes: &[u8]) -> Result<Format> {
+        if bytes.starts_with(&[0x1f, 0x8b]) {
+            return Ok(Format::Llv);
+        }
+        let text_start = bytes.iter().position(|b| !b.is_ascii_whitespace());
+        if text_start.is_some_and(|at| bytes[at] == b'{') {
+            return Ok(Format::Json);
+        }
+        if bytes
+            .get(..9)
+            .is_some_and(|head| head.eq_ignore_ascii_case(b"Timecode,"))
+        {
+            return Ok(Format::Csv);
+        }
+        let first_line = bytes
+            .split(|b| *b == b'\n')
+            .map(|l| l.trim_ascii())
+            .find(|l| !l.is_empty() && !l.starts_with(b"#"));
+        match first_line {
+            // base64 of `{"`: a JSON frame per line.
+            Some(line) if line.starts_with(b"eyJ") => Ok(Format::LlvLegacy),
+            Some(line) if line.iter().any(|b| !b.is_ascii_graphic()) => {
+                bail!("not a recording: binary data that is neither gzip nor base64 lines")
+            }
+            _ => Ok(Format::Native),
+        }
+    }
+
+    /// The output format a file name implies: `.gesichter` native, `.klare-gesichter` / `.json`
+    /// JSON, `.csv` a Live Link Face CSV take.
+    pub fn from_name(path: &Path) -> Option<Format> {
+        let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+        if name.ends_with(".klare-gesichter") || name.ends_with(".json") {
+            Some(Format::Json)
+        } else if name.ends_with(".gesichter") {
+            Some(Format::Native)
+        } else if name.ends_with(".csv") {
+            Some(Format::Csv)
+        } else {
+            None
+        }
+    }
+
+    /// A human name for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Format::Native => "native (base64 lines)",
+            Format::Llv => "LLV gzip",
+            Format::LlvLegacy => "LLV legacy (base64 JSON lines)",
+            Format::Json => "clear JSON",
+            Format::Csv => "Live Link Face CSV take",
+        }
+    }
+
+    /// Reads a whole file of this format; `name` is used in errors and warnings, `csv`
+    /// gives a CSV take its rate and identity.
+    pub fn read(
+        self,
+        name: &str,
+        bytes: &[u8],
+        csv: &ImportOptions,
+        warnings: &mut Vec<String>,
+    ) -> Result<Take> {
+        match self {
+            Format::Native => native::read(name, bytes, warnings),
+            Format::Llv => llv::read(name, bytes, warnings),
+            Format::LlvLegacy => legacy::read(name, bytes, warnings),
+            Format::Json => clear::read(name, bytes, warnings),
+            Format::Csv => csv_take::read(bytes, csv).with_context(|| name.to_string()),
+        }
+    }
+
+    /// Writes `take` in this format.
+    pub fn write(self, take: &Take, out: &mut dyn Write, options: WriteOptions) -> io::Result<()> {
+        match self {
+            Format::Native => native::write(take, out),
+            Format::Llv => llv::write(take, out),
+            Format::LlvLegacy => Err(io::Error::other(
+                "LLV legacy recordings are read-only; write native, llv or json",
+            )),
+            Format::Json => clear::write(take, out, options.retain_raw),
+            Format::Csv => csv_take::export(take.packets(), out).map_err(io::Error::other),
+        }
+    }
+}

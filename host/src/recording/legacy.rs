@@ -1,0 +1,83 @@
+//! LLV's legacy recordings (FORMATS 3c), read-only: one line per frame, each
+//! the base64 of a clear-JSON frame object.
+
+use anyhow::{bail, Result};
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+
+use super::clear::ClearFrame;
+use crate::take::Take;
+
+/// Reads every line; errors name file, line and field. An unterminated last
+/// line that does not decode is a warning (a killed recording) and is skipped.
+pub fn read(name: &str, bytes: &[u8], warnings: &mut Vec<String>) -> Result<Take> {
+    let mut take = Take::with_capacity(bytes.len() / 3000);
+    let lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+    let last = lines.len() - 1;
+    for (index, raw) in lines.iter().enumerate() {
+        let number = index + 1;
+        let text = raw.trim_ascii();
+        if text.is_empty() || text.starts_with(b"#") {
+            continue;
+        }
+        match frame_line(text, &mut take) {
+            Ok(()) => {}
+            Err(e) if index == last => warnings.push(format!(
+                "{name}: line {number}: partial last line ({} characters, no line end) skipped: {e}",
+                text.len()
+            )),
+            Err(e) => bail!("{name}: line {number}: {e}"),
+        }
+    }
+    Ok(take)
+}
+
+fn frame_line(text: &[u8], take: &mut Take) -> Result<(), String> {
+    let json = STANDARD.decode(text).map_err(|e| format!("base64: {e}"))?;
+    let frame: ClearFrame<'_> = serde_json::from_slice(&json).map_err(|e| e.to_string())?;
+    frame.push_to(take)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recording::{clear, read_bytes, Format};
+    use crate::take::tests_support::sample_take;
+
+    /// LLV's legacy lines: the frame objects of a clear file, each base64'd.
+    fn legacy(take: &Take) -> String {
+        let mut json = Vec::new();
+        clear::write(take, &mut json, false).unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        json["frames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| STANDARD.encode(f.to_string()) + "\r\n")
+            .collect()
+    }
+
+    #[test]
+    fn reads_legacy_lines() {
+        let take = sample_take(3);
+        let loaded = read_bytes("old.gesichter", legacy(&take).as_bytes()).unwrap();
+        assert_eq!(loaded.format, Format::LlvLegacy);
+        assert_eq!(loaded.take, take);
+    }
+
+    #[test]
+    fn errors_name_line_and_field() {
+        let take = sample_take(2);
+        let mut lines: Vec<String> = legacy(&take).lines().map(String::from).collect();
+        let bad = String::from_utf8(STANDARD.decode(&lines[1]).unwrap())
+            .unwrap()
+            .replace("\"TongueOut\"", "\"Tongue\"");
+        lines[1] = STANDARD.encode(bad);
+        let text = lines.join("\n") + "\n";
+        let err = read_bytes("old", text.as_bytes()).unwrap_err().to_string();
+        assert!(
+            err.starts_with("old: line 2: unknown blendshape name \"Tongue\""),
+            "{err}"
+        );
+    }
+}

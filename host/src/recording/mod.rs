@@ -1,0 +1,168 @@
+//! Recording files: one reader that detects and reads every format, and one
+//! writer per output format. The dispatch lives in [`format`].
+//!
+//! Errors name the file, the line (text formats) or frame index (binary and
+//! JSON formats) and the packet field at fault.
+
+pub mod clear;
+pub mod format;
+pub mod legacy;
+pub mod llv;
+pub mod native;
+pub mod pyrepr;
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+pub use format::Format;
+
+use crate::csv_take::{self, ImportOptions};
+use crate::take::Take;
+
+/// A recording read into memory, with the format it was in and any warnings.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The format the reader detected.
+    pub format: Format,
+    /// The frames.
+    pub take: Take,
+    /// Things skipped on the way (e.g. a partial last line), each naming file and line.
+    pub warnings: Vec<String>,
+}
+
+/// Reads a recording of any format from `path` (`-` is standard input).
+pub fn read(path: &Path) -> Result<Loaded> {
+    read_with(path, &ImportOptions::default())
+}
+
+/// [`read`], with the options a CSV take needs (rate, subject, device id).
+pub fn read_with(path: &Path, csv: &ImportOptions) -> Result<Loaded> {
+    let name = display_name(path);
+    let mut bytes = Vec::new();
+    if is_stdio(path) {
+        io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .context("reading standard input")?;
+    } else {
+        File::open(path)
+            .and_then(|mut f| f.read_to_end(&mut bytes))
+            .with_context(|| format!("{name}: cannot read"))?;
+    }
+    let file = (!is_stdio(path)).then_some(path);
+    decode(&name, &bytes, file, csv)
+}
+
+/// Reads a recording of any format from memory; `name` is used in messages.
+pub fn read_bytes(name: &str, bytes: &[u8]) -> Result<Loaded> {
+    decode(name, bytes, None, &ImportOptions::default())
+}
+
+/// Detects the format and reads; a CSV take found at `file` takes its identity
+/// from `take.json` or its file name where `csv` leaves it open.
+fn decode(name: &str, bytes: &[u8], file: Option<&Path>, csv: &ImportOptions) -> Result<Loaded> {
+    // Editors on Windows may start a JSON file with a UTF-8 byte order mark.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let format = Format::detect(bytes).with_context(|| name.to_string())?;
+    let csv = match (format, file) {
+        (Format::Csv, Some(path)) => csv_take::resolve_identity(path, csv)?,
+        _ => csv.clone(),
+    };
+    let mut warnings = Vec::new();
+    let take = format.read(name, bytes, &csv, &mut warnings)?;
+    Ok(Loaded {
+        format,
+        take,
+        warnings,
+    })
+}
+
+/// Options that only some output formats use.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WriteOptions {
+    /// Clear JSON: add each frame's raw packet as `"raw_frame"`.
+    pub retain_raw: bool,
+}
+
+/// Writes `take` to `path` (`-` is standard output) in `format`.
+pub fn write(path: &Path, format: Format, take: &Take, options: WriteOptions) -> Result<()> {
+    let name = display_name(path);
+    let result = if is_stdio(path) {
+        let stdout = io::stdout();
+        let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+        format
+            .write(take, &mut out, options)
+            .and_then(|()| out.flush())
+    } else {
+        File::create(path).and_then(|file| {
+            let mut out = BufWriter::with_capacity(1 << 16, file);
+            format.write(take, &mut out, options)?;
+            out.flush()
+        })
+    };
+    result.with_context(|| format!("{name}: cannot write"))
+}
+
+/// True for the `-` path that stands for standard input or output.
+pub fn is_stdio(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+fn display_name(path: &Path) -> String {
+    if is_stdio(path) {
+        "<stdio>".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// [`read`], printing each warning to standard error.
+pub fn load(path: &Path) -> Result<Loaded> {
+    load_with(path, &ImportOptions::default())
+}
+
+/// [`read_with`], printing each warning to standard error.
+pub fn load_with(path: &Path, csv: &ImportOptions) -> Result<Loaded> {
+    let loaded = read_with(path, csv)?;
+    for warning in &loaded.warnings {
+        eprintln!("warning: {warning}");
+    }
+    Ok(loaded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::take::tests_support::sample_take;
+
+    /// Every cut and every single-byte change of a file in each format reads as
+    /// frames, warnings or an error naming the file: never a panic.
+    #[test]
+    fn damaged_files_never_panic() {
+        let take = sample_take(2);
+        for format in [Format::Native, Format::Llv, Format::Json] {
+            let mut file = Vec::new();
+            format
+                .write(&take, &mut file, WriteOptions::default())
+                .unwrap();
+            let step = (file.len() / 300).max(1);
+            for cut in (0..file.len()).step_by(step) {
+                if let Err(e) = read_bytes("cut", &file[..cut]) {
+                    assert!(e.to_string().starts_with("cut"), "{e}");
+                }
+            }
+            for at in (0..file.len()).step_by(step) {
+                for byte in [0u8, b'{', b'=', 0xff] {
+                    let mut damaged = file.clone();
+                    damaged[at] = byte;
+                    if let Err(e) = read_bytes("flip", &damaged) {
+                        assert!(e.to_string().starts_with("flip"), "{e}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! A take in memory: validated face packets back to back, plus the edits
+//! every command shares (rename the subject, anonymise the device id).
+
+use anyhow::{anyhow, Result};
+use llv_core::packet::{classify, Datagram, DecodeError, FaceFrame, Packet, MAX_LEN};
+
+/// The device id LLV writes when it anonymises a take.
+pub const ANONYMOUS_DEVICE_ID: &str = "DEADC0DE-1337-1337-1337-CAFEBABE";
+
+/// Face packets in order, stored in one buffer; every packet is a valid face frame.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Take {
+    data: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Take {
+    /// An empty take with room for `frames` packets of about 320 bytes.
+    pub fn with_capacity(frames: usize) -> Self {
+        Take {
+            data: Vec::with_capacity(frames * 320),
+            ends: Vec::with_capacity(frames),
+        }
+    }
+
+    /// Appends `packet` if it is a valid face frame; otherwise says which field is wrong.
+    pub fn push(&mut self, packet: &[u8]) -> Result<(), DecodeError> {
+        match classify(packet) {
+            Datagram::Face(_) => {
+                self.data.extend_from_slice(packet);
+                self.ends.push(self.data.len());
+                Ok(())
+            }
+            _ => Packet::new_checked(packet).map(|_| ()),
+        }
+    }
+
+    /// Number of frames.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// True when the take holds no frame.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The raw packets in order.
+    pub fn packets(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
+        self.ends.iter().enumerate().map(move |(i, &end)| {
+            let start = if i == 0 { 0 } else { self.ends[i - 1] };
+            &self.data[start..end]
+        })
+    }
+
+    /// The packets as checked views (every stored packet is valid, so none is skipped).
+    pub fn frames(&self) -> impl Iterator<Item = Packet<'_>> + '_ {
+        self.packets().filter_map(|p| Packet::new_checked(p).ok())
+    }
+
+    /// A copy with the subject and/or device id replaced in every frame.
+    pub fn edited(&self, edit: &Edit) -> Result<Take> {
+        if edit.is_noop() {
+            return Ok(self.clone());
+        }
+        let mut out = Take::with_capacity(self.len());
+        let mut buf = [0u8; MAX_LEN];
+        for (index, packet) in self.frames().enumerate() {
+            let mut frame: FaceFrame<'_> = packet.frame();
+            if let Some(subject) = &edit.subject {
+                frame.subject = subject;
+            }
+            if edit.anonymize {
+                frame.device_id = ANONYMOUS_DEVICE_ID;
+            }
+            let len = frame
+                .encode(&mut buf)
+                .map_err(|e| anyhow!("frame {index}: {e}"))?;
+            out.push(&buf[..len])
+                .map_err(|e| anyhow!("frame {index}: {e}"))?;
+        }
+        Ok(out)
+    }
+}
+
+/// Changes applied to every frame on the way out.
+#[derive(Clone, Debug, Default)]
+pub struct Edit {
+    /// New subject name.
+    pub subject: Option<String>,
+    /// Replace the device id with [`ANONYMOUS_DEVICE_ID`].
+    pub anonymize: bool,
+}
+
+impl Edit {
+    fn is_noop(&self) -> bool {
+        self.subject.is_none() && !self.anonymize
+    }
+}
+
+/// Takes for unit tests.
+#[cfg(test)]
+pub mod tests_support {
+    use super::*;
+    use llv_core::blendshape::COUNT;
+    use llv_core::time::{FrameRate, FrameTime};
+
+    /// `frames` frames at 60 fps with varied values (tiny, negative, exact zero).
+    pub fn sample_take(frames: usize) -> Take {
+        let mut take = Take::with_capacity(frames);
+        let mut buf = [0u8; MAX_LEN];
+        for i in 0..frames {
+            let mut blendshapes = [0.0f32; COUNT];
+            for (j, v) in blendshapes.iter_mut().enumerate() {
+                *v = match j % 4 {
+                    0 => 0.0,
+                    1 => (i * COUNT + j) as f32 * 1.0e-7,
+                    2 => -((j as f32) / 61.0),
+                    _ => (i as f32 * 0.37 + j as f32 * 0.013).fract(),
+                };
+            }
+            let frame = FaceFrame {
+                version: 6,
+                device_id: "0E6C8A4F-6B1D-4B2A-9C5E-3F2A1B0C9D8E",
+                subject: "Test",
+                time: FrameTime {
+                    frame_number: 1000 + i as i32,
+                    subframe: i as f32 * 0.01,
+                    rate: FrameRate::FPS_60,
+                },
+                blendshapes,
+            };
+            let len = frame.encode(&mut buf).unwrap();
+            take.push(&buf[..len]).unwrap();
+        }
+        take
+    }
+}
