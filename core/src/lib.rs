@@ -1,0 +1,23 @@
+//! `llv-core`: everything about Live Link Face frames that must mean the same on
+//! the playback box and on the host. `no_std`, no `alloc`, no panics on input.
+//!
+//! - [`packet`]: the v6 ARKit packet (zero-copy view, parsed frame, encoder) and
+//!   the classification of any datagram that arrives on port 11111.
+//! - [`blendshape`]: the 61 blendshape names in packet order.
+//! - [`time`]: frame times, rates and `HH:MM:SS:FF.fff` timecodes.
+//! - [`line`]: the native recording line (base64 of one packet).
+//! - [`pacing`]: deadlines of frame `n`, exact over hours.
+//! - [`take`]: the take image the box stores and plays.
+#![no_std]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod blendshape;
+pub mod line;
+pub mod pacing;
+pub mod packet;
+pub mod take;
+pub mod time;
+
+#[cfg(test)]
+extern crate std;
