@@ -8,6 +8,7 @@
 
 mod fmt;
 
+pub mod builtin;
 pub mod config;
 pub mod net;
 pub mod player;
@@ -17,4 +18,4 @@ pub mod source;
 
 pub use config::{BoxConfig, ConfigError, Loops};
 pub use player::{play, PlayError, PlayReport, StopSignal};
-pub use source::{Frame, FrameSource, MAX_PACKET};
+pub use source::{Frame, FrameSource, ImageSource, MAX_PACKET};
