@@ -28,7 +28,8 @@ fn main() {
     println!("cargo:rerun-if-changed={}", input.display());
 
     let packets = read_llv(&input).unwrap_or_else(|e| panic!("{}: {e}", input.display()));
-    let image = build_image(&name_of(&input), &packets).unwrap_or_else(|e| panic!("{}: {e}", input.display()));
+    let image = build_image(&name_of(&input), &packets)
+        .unwrap_or_else(|e| panic!("{}: {e}", input.display()));
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
     fs::write(out.join("take.img"), image).expect("write take.img");
 }
@@ -89,7 +90,8 @@ fn build_image(name: &str, packets: &[Vec<u8>]) -> Result<Vec<u8>, String> {
     if frames.is_empty() {
         return Err("no valid face frame".into());
     }
-    let period = frames.last().map(|f| f.0).unwrap_or(0) as u64 + clock.frame_period().as_micros() as u64;
+    let period =
+        frames.last().map(|f| f.0).unwrap_or(0) as u64 + clock.frame_period().as_micros() as u64;
     let period_us = u32::try_from(period).map_err(|_| "take too long".to_string())?;
     let count = u32::try_from(frames.len()).map_err(|_| "too many frames".to_string())?;
     let mut buf = vec![0u8; image_len(count, frames.iter().map(|f| f.1.len()).sum())];

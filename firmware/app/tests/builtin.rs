@@ -44,7 +44,11 @@ fn builtin_take_holds_every_example_packet_bit_exact() {
     // The loop restarts one 60 fps frame after the last frame.
     assert_eq!(source.period_us(), previous + 16_666);
     let frame1 = block_on(source.read_frame(1, &mut buf)).unwrap();
-    assert!((16_600..16_700).contains(&frame1.time_us), "{}", frame1.time_us);
+    assert!(
+        (16_600..16_700).contains(&frame1.time_us),
+        "{}",
+        frame1.time_us
+    );
 }
 
 #[test]

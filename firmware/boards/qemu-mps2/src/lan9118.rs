@@ -160,7 +160,10 @@ impl Lan9118 {
         if mac == [0; 6] || mac == [0xFF; 6] {
             // Locally administered fallback.
             mac = [0x02, 0x00, 0x00, 0x11, 0x81, 0x18];
-            regs.mac_write(MAC_ADDRL, u32::from_le_bytes([mac[0], mac[1], mac[2], mac[3]]));
+            regs.mac_write(
+                MAC_ADDRL,
+                u32::from_le_bytes([mac[0], mac[1], mac[2], mac[3]]),
+            );
             regs.mac_write(MAC_ADDRH, u32::from(mac[4]) | (u32::from(mac[5]) << 8));
         }
 
