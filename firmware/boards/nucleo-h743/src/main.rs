@@ -121,7 +121,7 @@ async fn main(spawner: Spawner) {
     static RESOURCES: StaticCell<StackResources<SOCKETS>> = StaticCell::new();
     let (stack, runner) = embassy_net::new(
         device,
-        embassy_net::Config::default(),
+        llv_box::net::stack_config(&config.net),
         RESOURCES.init(StackResources::new()),
         seed,
     );

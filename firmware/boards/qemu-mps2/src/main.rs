@@ -75,7 +75,7 @@ fn main() -> ! {
     static RESOURCES: StaticCell<StackResources<SOCKETS>> = StaticCell::new();
     let (stack, runner) = embassy_net::new(
         nic,
-        embassy_net::Config::default(),
+        llv_box::net::stack_config(&config.net),
         RESOURCES.init(StackResources::new()),
         seed,
     );
