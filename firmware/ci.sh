@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Firmware CI: format check, release builds of both boards, clippy with
+# warnings as errors on every firmware crate, the app's host tests, and the
+# NUCLEO image size. Needs Rust stable with the thumbv7em-none-eabihf target,
+# gcc and python3. The QEMU end-to-end test lives in the root `tests` crate.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+if command -v rustup >/dev/null; then
+    rustup target add thumbv7em-none-eabihf >/dev/null 2>&1 || true
+    rustup component add clippy rustfmt >/dev/null 2>&1 || true
+fi
+host=$(rustc -vV | sed -n 's/^host: //p')
+
+step() { printf '\n== firmware: %s\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+# One board per cargo invocation: the boards use different executors (see
+# Cargo.toml), which must not be feature-unified into one build.
+step "build llv-box-qemu (release)"
+cargo build --release -p llv-box-qemu
+step "build llv-box-nucleo (release)"
+cargo build --release -p llv-box-nucleo
+
+step "clippy llv-box (host, with tests)"
+cargo clippy -p llv-box --all-targets --target "$host" -- -D warnings
+step "clippy llv-box-qemu"
+cargo clippy --release -p llv-box-qemu --all-targets -- -D warnings
+step "clippy llv-box-nucleo"
+cargo clippy --release -p llv-box-nucleo --all-targets -- -D warnings
+
+step "test llv-box on the host ($host)"
+cargo test -p llv-box --target "$host"
+
+step "NUCLEO-H743ZI2 image size"
+python3 tools/elf_size.py target/thumbv7em-none-eabihf/release/llv-box-nucleo
+step "QEMU image size"
+python3 tools/elf_size.py target/thumbv7em-none-eabihf/release/llv-box-qemu
