@@ -6,6 +6,7 @@
 //! (one frame waiting), which wakes the embassy-net runner.
 
 use core::ptr::{read_volatile, write_volatile};
+use core::sync::atomic::{AtomicUsize, Ordering};
 use core::task::Context;
 
 use embassy_net_driver::{Capabilities, HardwareAddress, LinkState};
@@ -66,6 +67,8 @@ pub const MTU: usize = 1514;
 const BUF: usize = 1536;
 
 static WAKER: AtomicWaker = AtomicWaker::new();
+/// Register base of the chip, for the interrupt handler (0 before `new`).
+static BASE: AtomicUsize = AtomicUsize::new(0);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, defmt::Format)]
 pub enum InitError {
@@ -168,6 +171,7 @@ impl Lan9118 {
         }
 
         regs.write(INT_EN, INT_RSFL);
+        BASE.store(base, Ordering::Release);
         Irq::Ethernet.unmask();
         Ok(Self {
             regs,
@@ -215,7 +219,11 @@ impl Lan9118 {
 
 /// Interrupt handler: acknowledge and wake the runner.
 pub fn on_interrupt() {
-    let regs = Regs { base: BASE_AN386 };
+    let base = BASE.load(Ordering::Acquire);
+    if base == 0 {
+        return;
+    }
+    let regs = Regs { base };
     let status = regs.read(INT_STS);
     regs.write(INT_STS, status);
     WAKER.wake();
