@@ -105,16 +105,31 @@ fn read_llv(path: &Path) -> Vec<Vec<u8>> {
 
 /// Seconds of frame `packet` at its own frame rate (frame number + subframe).
 fn frame_seconds(packet: &[u8]) -> f64 {
-    let time = Packet::new_checked(packet).expect("valid face packet").time();
+    let time = Packet::new_checked(packet)
+        .expect("valid face packet")
+        .time();
     (f64::from(time.frame_number) + f64::from(time.subframe)) * f64::from(time.rate.denominator)
         / f64::from(time.rate.numerator)
 }
 
 /// Boots the firmware with `append` as its command line and collects what
 /// arrives on `socket` until QEMU has exited and the socket is quiet.
-fn run_box(elf: &Path, append: &str, socket: &UdpSocket, max_packets: usize) -> (Vec<(Instant, Vec<u8>)>, ExitStatus) {
+fn run_box(
+    elf: &Path,
+    append: &str,
+    socket: &UdpSocket,
+    max_packets: usize,
+) -> (Vec<(Instant, Vec<u8>)>, ExitStatus) {
     let child = Command::new("qemu-system-arm")
-        .args(["-M", "mps2-an386", "-nographic", "-monitor", "none", "-serial", "none"])
+        .args([
+            "-M",
+            "mps2-an386",
+            "-nographic",
+            "-monitor",
+            "none",
+            "-serial",
+            "none",
+        ])
         .args(["-semihosting-config", "enable=on,target=native"])
         .args(["-nic", "user,model=lan9118"])
         .arg("-kernel")
@@ -136,7 +151,11 @@ fn run_box(elf: &Path, append: &str, socket: &UdpSocket, max_packets: usize) -> 
     while Instant::now() < end && received.len() < max_packets {
         match socket.recv(&mut buf) {
             Ok(n) => received.push((Instant::now(), buf[..n].to_vec())),
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
             Err(e) => panic!("recv: {e}"),
         }
         if exited.is_none() {
@@ -153,9 +172,12 @@ fn run_box(elf: &Path, append: &str, socket: &UdpSocket, max_packets: usize) -> 
     }
     let status = match exited {
         Some((status, _)) => status,
-        None => qemu
-            .wait_for(Duration::from_secs(5))
-            .unwrap_or_else(|| panic!("QEMU did not exit within {QEMU_TIMEOUT:?} ({} packets received)", received.len())),
+        None => qemu.wait_for(Duration::from_secs(5)).unwrap_or_else(|| {
+            panic!(
+                "QEMU did not exit within {QEMU_TIMEOUT:?} ({} packets received)",
+                received.len()
+            )
+        }),
     };
     (received, status)
 }
@@ -168,12 +190,22 @@ fn box_streams_the_builtin_take_under_qemu() {
 
     let socket = UdpSocket::bind("127.0.0.1:0").expect("bind a local UDP port");
     let port = socket.local_addr().unwrap().port();
-    let (received, status) = run_box(&elf, &format!("targets=10.0.2.2:{port}"), &socket, expected.len() + 10);
+    let (received, status) = run_box(
+        &elf,
+        &format!("targets=10.0.2.2:{port}"),
+        &socket,
+        expected.len() + 10,
+    );
 
     assert!(status.success(), "firmware exit status {status}");
     assert_eq!(received.len(), expected.len(), "frame count");
     for (i, ((_, got), want)) in received.iter().zip(&expected).enumerate() {
-        assert!(got == want, "frame {i} differs ({} vs {} bytes)", got.len(), want.len());
+        assert!(
+            got == want,
+            "frame {i} differs ({} vs {} bytes)",
+            got.len(),
+            want.len()
+        );
     }
 
     // Rate over consecutive frames (frame numbers one apart: the take has
@@ -189,14 +221,72 @@ fn box_streams_the_builtin_take_under_qemu() {
     }
     assert!(n > 100, "too few consecutive frames: {n}");
     let rate = f64::from(n) / sum;
-    assert!((rate / FPS - 1.0).abs() < RATE_TOLERANCE, "arrival rate {rate:.3} fps, want 60 within 2 %");
+    assert!(
+        (rate / FPS - 1.0).abs() < RATE_TOLERANCE,
+        "arrival rate {rate:.3} fps, want 60 within 2 %"
+    );
 
     // And over the whole take against the take's own schedule: no drift.
     let scheduled = frame_seconds(expected.last().unwrap()) - frame_seconds(&expected[0]);
-    let measured = received.last().unwrap().0.duration_since(received[0].0).as_secs_f64();
+    let measured = received
+        .last()
+        .unwrap()
+        .0
+        .duration_since(received[0].0)
+        .as_secs_f64();
     assert!(
         (measured / scheduled - 1.0).abs() < RATE_TOLERANCE,
         "take span {measured:.4} s, scheduled {scheduled:.4} s"
+    );
+}
+
+#[test]
+fn box_sends_to_two_targets_and_loops() {
+    let root = repo_root();
+    let expected = read_llv(&root.join("examples/dao.gesichter"));
+    let elf = build_firmware(&root);
+    let a = UdpSocket::bind("127.0.0.1:0").expect("bind a local UDP port");
+    let b = UdpSocket::bind("127.0.0.1:0").expect("bind a local UDP port");
+    let (port_a, port_b) = (
+        a.local_addr().unwrap().port(),
+        b.local_addr().unwrap().port(),
+    );
+    let frames = 2 * expected.len();
+    // The second target is read on its own thread, bounded in count and time.
+    let second = std::thread::spawn(move || {
+        b.set_read_timeout(Some(Duration::from_millis(100)))
+            .unwrap();
+        let mut received = Vec::new();
+        let mut buf = [0u8; 2048];
+        let end = Instant::now() + QEMU_TIMEOUT;
+        while Instant::now() < end && received.len() < frames {
+            if let Ok(n) = b.recv(&mut buf) {
+                received.push(buf[..n].to_vec());
+            }
+        }
+        received
+    });
+    let append = format!("targets=10.0.2.2:{port_a},10.0.2.2:{port_b} loop=2");
+    let (received_a, status) = run_box(&elf, &append, &a, frames);
+    assert!(status.success(), "firmware exit status {status}");
+    let received_b = second.join().expect("second receiver");
+
+    let want: Vec<&Vec<u8>> = expected.iter().chain(&expected).collect();
+    assert_eq!(received_a.len(), want.len(), "frames at the first target");
+    assert_eq!(received_b.len(), want.len(), "frames at the second target");
+    for (i, want) in want.iter().enumerate() {
+        assert!(&&received_a[i].1 == want, "first target, frame {i} differs");
+        assert!(&&received_b[i] == want, "second target, frame {i} differs");
+    }
+    // The second pass starts one frame after the first pass's last frame.
+    let n = expected.len();
+    let wrap = received_a[n]
+        .0
+        .duration_since(received_a[n - 1].0)
+        .as_secs_f64();
+    assert!(
+        (wrap * FPS - 1.0).abs() < 0.5,
+        "loop wrap interval {wrap:.4} s"
     );
 }
 
@@ -207,5 +297,9 @@ fn box_refuses_a_bad_command_line() {
     let socket = UdpSocket::bind("127.0.0.1:0").expect("bind a local UDP port");
     let (received, status) = run_box(&elf, "targets=10.0.2.2 loop=2", &socket, 1);
     assert!(received.is_empty(), "nothing is sent");
-    assert_eq!(status.code(), Some(2), "exit status 2 for a bad command line");
+    assert_eq!(
+        status.code(),
+        Some(2),
+        "exit status 2 for a bad command line"
+    );
 }
