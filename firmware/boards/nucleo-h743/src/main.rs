@@ -56,7 +56,7 @@ fn clocks() -> embassy_stm32::Config {
     let mut config = embassy_stm32::Config::default();
     config.rcc.hse = Some(Hse {
         freq: embassy_stm32::time::Hertz(8_000_000),
-        mode: HseMode::BypassDigital,
+        mode: HseMode::Bypass,
     });
     config.rcc.pll1 = Some(Pll {
         source: PllSource::HSE,
