@@ -6,9 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-if command -v rustup >/dev/null; then
-    rustup target add thumbv7em-none-eabihf >/dev/null 2>&1 || true
-    rustup component add clippy rustfmt >/dev/null 2>&1 || true
+if command -v rustup >/dev/null &&
+    ! rustup target list --installed | grep -qx thumbv7em-none-eabihf; then
+    rustup target add thumbv7em-none-eabihf
 fi
 host=$(rustc -vV | sed -n 's/^host: //p')
 
