@@ -5,8 +5,9 @@ Boots firmware/target/thumbv7em-none-eabihf/release/llv-box-qemu (build it
 first) with `targets=10.0.2.2:PORT loop=N`, receives on 127.0.0.1:PORT and
 prints:
   - frames received, and whether each is byte-identical to the take;
-  - arrival rate error in ppm: the measured span from the first to the last
-    frame against the span the take's own frame times schedule;
+  - arrival rate error in ppm: least-squares slope of arrival times over the
+    times the take's own frame times schedule (and the plain first-to-last
+    span, which one late first frame skews);
   - p50/p99/max of the intervals between frames one frame apart in the take;
   - QEMU's CPU use during playback: utime+stime from /proc/PID/stat over
     wall time, between the first and the last frame.
@@ -111,17 +112,26 @@ def main():
         sys.exit(1)
     measured = arrivals[-1] - arrivals[0]
     scheduled = schedule[n - 1] - schedule[0]
-    ppm = (scheduled / measured - 1) * 1e6
-    print(f"arrival rate error: {ppm:+.0f} ppm (span {measured:.4f} s, scheduled {scheduled:.4f} s)")
+    span_ppm = (scheduled / measured - 1) * 1e6
+    # Least-squares slope of arrival time over scheduled time: one late
+    # first or last frame does not skew it the way a first-to-last span does.
+    xs, ys = schedule[:n], [a - arrivals[0] for a in arrivals]
+    mx, my = sum(xs) / n, sum(ys) / n
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    fit_ppm = (1 / slope - 1) * 1e6
+    print(f"arrival rate error: {fit_ppm:+.0f} ppm (least-squares fit over {n} frames); "
+          f"first-to-last span {span_ppm:+.0f} ppm ({measured:.4f} s, scheduled {scheduled:.4f} s)")
     steps = [arrivals[i + 1] - arrivals[i] for i in range(n - 1)
              if abs((schedule[i + 1] - schedule[i]) * 60 - 1) < 0.1]
     steps.sort()
     print(f"intervals (one frame apart, {len(steps)}): p50 {pct(steps, .5) * 1e3:.3f} ms, "
           f"p99 {pct(steps, .99) * 1e3:.3f} ms, max {steps[-1] * 1e3:.3f} ms, "
           f"mean rate {len(steps) / sum(steps):.3f} fps")
-    lag = sorted(a - arrivals[0] - (s - schedule[0]) for a, s in zip(arrivals, schedule))
-    print(f"arrival minus schedule: p50 {pct(lag, .5) * 1e3:+.3f} ms, p99 {pct(lag, .99) * 1e3:+.3f} ms, "
-          f"max {lag[-1] * 1e3:+.3f} ms")
+    lag = [a - arrivals[0] - (s - schedule[0]) for a, s in zip(arrivals, schedule)]
+    median = sorted(lag)[n // 2]
+    dev = sorted(abs(x - median) for x in lag)
+    print(f"|arrival - schedule - median offset|: p50 {pct(dev, .5) * 1e3:.3f} ms, "
+          f"p99 {pct(dev, .99) * 1e3:.3f} ms, max {dev[-1] * 1e3:.3f} ms")
     cpu = (cpu_last[0] - cpu_first[0]) / (cpu_last[1] - cpu_first[1])
     print(f"QEMU CPU during playback: {cpu * 100:.1f} % of one core")
     sys.exit(0 if identical and status == 0 else 1)
