@@ -26,6 +26,10 @@ const CTRL_IRQEN: u32 = 1 << 3;
 
 /// Timer input clock over tick rate.
 const COUNTS_PER_TICK: u64 = 25_000_000 / embassy_time_driver::TICK_HZ;
+const _: () = assert!(
+    25_000_000 % embassy_time_driver::TICK_HZ == 0,
+    "tick rate must divide 25 MHz"
+);
 
 fn reg(base: usize, offset: usize) -> *mut u32 {
     (base + offset) as *mut u32
