@@ -4,7 +4,10 @@
 //!
 //! Checks: every frame arrives, in order, byte-identical to the take decoded
 //! here independently; the arrival rate is within 2 % of 60 fps; QEMU exits
-//! by itself with status 0. QEMU is killed if anything takes too long.
+//! by itself with status 0. Also: two targets with two loops, `loop=forever`
+//! (still playing after two passes; then killed), and a bad command line
+//! (exit status 2, nothing sent). QEMU is killed if anything takes too long:
+//! every wait is bounded in time and count, and a guard kills it on drop.
 //!
 //! Needs `qemu-system-arm` and the `thumbv7em-none-eabihf` target; builds the
 //! firmware (`firmware/`, its own cargo workspace) in release if needed.
@@ -191,6 +194,49 @@ fn run_box(
         }),
     };
     (received, status)
+}
+
+#[test]
+fn box_loops_forever_until_stopped() {
+    let root = repo_root();
+    let expected = read_llv(&root.join("examples/dao.gesichter"));
+    let elf = build_firmware(&root);
+    let socket = UdpSocket::bind("127.0.0.1:0").expect("bind a local UDP port");
+    let port = socket.local_addr().unwrap().port();
+    let child = Command::new("qemu-system-arm")
+        .args(["-M", "mps2-an386", "-nographic"])
+        .args(["-semihosting-config", "enable=on,target=native"])
+        .args(["-nic", "user,model=lan9118"])
+        .arg("-kernel")
+        .arg(&elf)
+        .args(["-append", &format!("targets=10.0.2.2:{port} loop=forever")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("start qemu-system-arm");
+    let mut qemu = KillOnDrop(child);
+    socket
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
+    // Two passes and a bit: the third pass starts with frame 0 again.
+    let want = 2 * expected.len() + 20;
+    let mut received = Vec::new();
+    let mut buf = [0u8; 2048];
+    let end = Instant::now() + QEMU_TIMEOUT;
+    while Instant::now() < end && received.len() < want {
+        if let Ok(n) = socket.recv(&mut buf) {
+            received.push(buf[..n].to_vec());
+        }
+    }
+    assert_eq!(received.len(), want, "frames before the time limit");
+    assert!(
+        qemu.0.try_wait().expect("try_wait").is_none(),
+        "a box with loop=forever is still playing"
+    );
+    for (i, got) in received.iter().enumerate() {
+        assert!(got == &expected[i % expected.len()], "frame {i} differs");
+    }
+    // Dropping the guard kills QEMU.
 }
 
 #[test]
