@@ -2,7 +2,7 @@
 //!
 //! A board crate brings up its clock, its network interface and an
 //! embassy-net [`Stack`](embassy_net::Stack), reads its command line, and then
-//! calls [`run`]: bring the network up ([`net`]), then play the stored take
+//! calls [`session::run`]: bring the network up ([`net`]), then play the stored take
 //! ([`player`]) to the configured targets ([`config`]).
 #![cfg_attr(not(test), no_std)]
 
