@@ -8,11 +8,13 @@
 //! - [`line`]: the native recording line (base64 of one packet).
 //! - [`pacing`]: deadlines of frame `n`, exact over hours.
 //! - [`take`]: the take image the box stores and plays.
+//! - [`control`]: the box's control messages (postcard over TCP).
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod blendshape;
+pub mod control;
 pub mod line;
 pub mod pacing;
 pub mod packet;

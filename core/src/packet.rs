@@ -328,13 +328,13 @@ impl<'a> FaceFrame<'a> {
             return Err(EncodeError::TooLong(len));
         }
         let at = self.header().encode(out)?;
-        let out = out
+        let (count, values) = out
             .get_mut(at..len)
+            .and_then(|rest| rest.split_first_mut())
             .ok_or(EncodeError::BufferTooSmall(len))?;
-        let mut w = Writer { out, at: 0 };
-        w.put(&[COUNT as u8]);
-        for v in &self.blendshapes {
-            w.put(&v.to_bits().to_be_bytes());
+        *count = COUNT as u8;
+        for (slot, v) in values.chunks_exact_mut(4).zip(&self.blendshapes) {
+            slot.copy_from_slice(&v.to_bits().to_be_bytes());
         }
         Ok(len)
     }

@@ -1,0 +1,21 @@
+//! Any datagram, recording line or take image: never a panic; valid packets re-encode identically.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use llv_core::packet::{classify, Datagram, MAX_LEN};
+use llv_core::{line, take::TakeImage};
+
+fuzz_target!(|data: &[u8]| {
+    match classify(data) {
+        Datagram::Face(packet) => {
+            let mut out = [0u8; MAX_LEN];
+            let n = packet.frame().encode(&mut out).expect("a decoded frame encodes");
+            assert_eq!(&out[..n], data);
+        }
+        Datagram::Invalid(e) => assert!(e.offset <= data.len()),
+        Datagram::NoFace(_) | Datagram::MetaHumanAnimator(_) => {}
+    }
+    let mut out = [0u8; MAX_LEN];
+    let _ = line::decode(data, &mut out);
+    let _ = TakeImage::parse(data);
+});

@@ -1,0 +1,607 @@
+//! The box's control protocol: requests and responses as postcard messages over
+//! TCP port [`CONTROL_PORT`], each framed by a little-endian `u16` body length
+//! (documented in `docs/control-protocol.md`).
+//!
+//! A connection starts with [`Request::Hello`]; the box answers
+//! [`Response::Hello`] when both speak [`PROTOCOL_VERSION`] (and the token, if
+//! the box has one, matches) and refuses everything else until then. The first
+//! variant of both enums and [`Response::Error`] keep their layout in every
+//! protocol version, so an old host and a new box always understand the refusal.
+//! Every message fits in [`MAX_FRAME`] bytes; encoding and decoding use caller
+//! buffers, never the heap.
+
+use core::fmt;
+
+use heapless::{String, Vec};
+use serde::{Deserialize, Serialize};
+
+use crate::take::NAME_LEN;
+
+/// The protocol version this code speaks.
+pub const PROTOCOL_VERSION: u16 = 1;
+/// The box's TCP control port.
+pub const CONTROL_PORT: u16 = 11113;
+/// Bytes of the length prefix in front of every message.
+pub const PREFIX_LEN: usize = 2;
+/// Largest message body in bytes; a longer one is refused with [`ErrorCode::TooLarge`].
+pub const MAX_FRAME: usize = 2048;
+/// Largest `data` of one [`Request::UploadChunk`].
+pub const MAX_CHUNK: usize = 1024;
+/// Most takes a box lists (and stores).
+pub const MAX_TAKES: usize = 16;
+/// Most playback targets.
+pub const MAX_TARGETS: usize = 4;
+/// Longest shared token in bytes.
+pub const TOKEN_LEN: usize = 32;
+/// Longest subject name the box can rename its frames to.
+pub const SUBJECT_LEN: usize = 64;
+/// Longest firmware version string.
+pub const FIRMWARE_LEN: usize = 24;
+/// Longest error detail.
+pub const DETAIL_LEN: usize = 80;
+/// Most changes in one [`Request::SetSettings`].
+pub const MAX_CHANGES: usize = 8;
+
+/// A UDP destination for playback: IPv4 address and port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Target {
+    /// IPv4 address.
+    pub ip: [u8; 4],
+    /// UDP port.
+    pub port: u16,
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [a, b, c, d] = self.ip;
+        write!(f, "{a}.{b}.{c}.{d}:{}", self.port)
+    }
+}
+
+/// The take the box plays by itself at power-up.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Autoplay {
+    /// Name of the stored take.
+    pub take: String<NAME_LEN>,
+    /// How many times to play it; 0 loops forever.
+    pub loop_count: u32,
+}
+
+/// A fixed IPv4 configuration (instead of DHCP).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StaticAddress {
+    /// The box's address.
+    pub ip: [u8; 4],
+    /// Network prefix length, e.g. 24.
+    pub prefix_len: u8,
+    /// Default gateway, if any.
+    pub gateway: Option<[u8; 4]>,
+}
+
+/// The box's persistent settings (stored as one postcard record).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    /// Where `Play` without targets and autoplay send frames.
+    pub targets: Vec<Target, MAX_TARGETS>,
+    /// Take played at power-up, if any.
+    pub autoplay: Option<Autoplay>,
+    /// Subject name written into every sent frame, if set.
+    pub subject: Option<String<SUBJECT_LEN>>,
+    /// Fixed address; `None` uses DHCP.
+    pub address: Option<StaticAddress>,
+    /// Shared token every connection must present in its `Hello`; `None` for an open box.
+    pub token: Option<String<TOKEN_LEN>>,
+}
+
+/// One change to [`Settings`]; a [`Request::SetSettings`] applies its changes together.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Setting {
+    /// Replace the default targets.
+    Targets(Vec<Target, MAX_TARGETS>),
+    /// Set or clear the autoplay take.
+    Autoplay(Option<Autoplay>),
+    /// Set or clear the subject rename.
+    Subject(Option<String<SUBJECT_LEN>>),
+    /// Set a static address or go back to DHCP.
+    Address(Option<StaticAddress>),
+    /// Set or clear the shared token.
+    Token(Option<String<TOKEN_LEN>>),
+}
+
+impl Settings {
+    /// Applies one change.
+    pub fn apply(&mut self, change: &Setting) {
+        match change {
+            Setting::Targets(t) => self.targets = t.clone(),
+            Setting::Autoplay(a) => self.autoplay = a.clone(),
+            Setting::Subject(s) => self.subject = s.clone(),
+            Setting::Address(a) => self.address = *a,
+            Setting::Token(t) => self.token = t.clone(),
+        }
+    }
+}
+
+/// A message from the host to the box.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "no heap to box into: one message lives at a time"
+)]
+pub enum Request<'a> {
+    /// Opens the conversation: the host's protocol version and the box's token, if it has one.
+    Hello {
+        /// The host's [`PROTOCOL_VERSION`].
+        protocol: u16,
+        /// The shared token.
+        #[serde(borrow)]
+        token: Option<&'a str>,
+    },
+    /// Asks for [`Response::Status`].
+    Status,
+    /// Asks for [`Response::List`].
+    List,
+    /// Starts uploading a take image of `total_len` bytes whose CRC (see `take`) is `crc32`.
+    UploadBegin {
+        /// Take name; must equal the name in the image header.
+        name: &'a str,
+        /// Image length in bytes.
+        total_len: u32,
+        /// Image CRC from its header.
+        crc32: u32,
+    },
+    /// The image bytes at `offset` (chunks come in order, at most [`MAX_CHUNK`] bytes).
+    UploadChunk {
+        /// Offset in the image.
+        offset: u32,
+        /// The bytes.
+        data: &'a [u8],
+    },
+    /// Checks the uploaded image and makes the take visible (replacing one of the same name).
+    UploadCommit,
+    /// Deletes a stored take.
+    Delete {
+        /// Take name.
+        name: &'a str,
+    },
+    /// Plays a stored take; no targets means the configured ones.
+    Play {
+        /// Take name.
+        name: &'a str,
+        /// Where to send frames.
+        targets: Vec<Target, MAX_TARGETS>,
+        /// How many times to play it; 0 loops forever.
+        loop_count: u32,
+    },
+    /// Stops playback.
+    Stop,
+    /// Asks for [`Response::Settings`].
+    GetSettings,
+    /// Applies these changes together and stores the settings.
+    SetSettings {
+        /// The changes, in order.
+        changes: Vec<Setting, MAX_CHANGES>,
+    },
+}
+
+/// Why the box refused a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum ErrorCode {
+    /// The host speaks another protocol version (the detail names the box's).
+    ProtocolMismatch,
+    /// No `Hello` yet, or the token was missing or wrong.
+    Unauthorized,
+    /// The message did not decode.
+    BadRequest,
+    /// The message was longer than [`MAX_FRAME`] (it was skipped).
+    TooLarge,
+    /// No take of that name.
+    NotFound,
+    /// Not enough contiguous free flash, or [`MAX_TAKES`] takes already stored.
+    NoSpace,
+    /// A chunk or commit that does not follow the upload in progress.
+    UploadOrder,
+    /// The uploaded image is not a valid take (header, entries, name or length).
+    BadImage,
+    /// The uploaded image's CRC does not check out.
+    Crc,
+    /// An invalid argument (empty target list with none configured, bad name...).
+    Invalid,
+    /// The flash failed.
+    Flash,
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ErrorCode::ProtocolMismatch => "protocol version mismatch",
+            ErrorCode::Unauthorized => "unauthorized",
+            ErrorCode::BadRequest => "bad request",
+            ErrorCode::TooLarge => "message too large",
+            ErrorCode::NotFound => "no such take",
+            ErrorCode::NoSpace => "no space",
+            ErrorCode::UploadOrder => "upload out of order",
+            ErrorCode::BadImage => "bad take image",
+            ErrorCode::Crc => "CRC mismatch",
+            ErrorCode::Invalid => "invalid argument",
+            ErrorCode::Flash => "flash error",
+        })
+    }
+}
+
+/// One stored take, as listed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TakeInfo {
+    /// Take name.
+    pub name: String<NAME_LEN>,
+    /// Number of frames.
+    pub frame_count: u32,
+    /// Image length in bytes.
+    pub total_len: u32,
+    /// Image CRC.
+    pub crc32: u32,
+}
+
+/// What the box is playing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Playing {
+    /// Take name.
+    pub take: String<NAME_LEN>,
+    /// Index of the frame last sent.
+    pub frame: u32,
+    /// Completed passes through the take.
+    pub loops_done: u32,
+}
+
+/// The box's state.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Status {
+    /// Firmware version.
+    pub firmware: String<FIRMWARE_LEN>,
+    /// Time since power-up in ms.
+    pub uptime_ms: u64,
+    /// The box's IPv4 address, once it has one.
+    pub address: Option<[u8; 4]>,
+    /// The take being played, if any.
+    pub playing: Option<Playing>,
+    /// Flash bytes holding takes.
+    pub used_bytes: u32,
+    /// Flash bytes free for takes.
+    pub free_bytes: u32,
+}
+
+/// A message from the box to the host.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "no heap to box into: one message lives at a time"
+)]
+pub enum Response {
+    /// Accepts the `Hello`.
+    Hello {
+        /// The box's [`PROTOCOL_VERSION`].
+        protocol: u16,
+        /// Firmware version.
+        firmware: String<FIRMWARE_LEN>,
+    },
+    /// Refuses the request.
+    Error {
+        /// Why.
+        code: ErrorCode,
+        /// A short explanation for people.
+        detail: String<DETAIL_LEN>,
+    },
+    /// Done.
+    Ok,
+    /// The box's state.
+    Status(Status),
+    /// The stored takes.
+    List {
+        /// One entry per take.
+        takes: Vec<TakeInfo, MAX_TAKES>,
+    },
+    /// The settings; the token itself is never sent back, only whether one is set.
+    Settings {
+        /// The settings, `token` always `None`.
+        settings: Settings,
+        /// Whether a token is set.
+        token_set: bool,
+    },
+}
+
+impl Response {
+    /// An error response; `detail` is cut (at a character boundary) to [`DETAIL_LEN`] bytes.
+    pub fn error(code: ErrorCode, detail: &str) -> Response {
+        Response::Error {
+            code,
+            detail: bounded(detail),
+        }
+    }
+}
+
+/// Copies `text` into a bounded string, cut at a character boundary when too long.
+pub fn bounded<const N: usize>(text: &str) -> String<N> {
+    let mut end = text.len().min(N);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut out = String::new();
+    // Cannot fail: at most N bytes.
+    let _ = out.push_str(&text[..end]);
+    out
+}
+
+/// Why a message could not be framed or read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum FrameError {
+    /// A body of this many bytes exceeds [`MAX_FRAME`].
+    TooLarge(usize),
+    /// The output buffer is too small.
+    BufferTooSmall,
+    /// The body is not a valid message.
+    Decode,
+    /// The body holds this many bytes after a complete message.
+    Trailing(usize),
+}
+
+impl fmt::Display for FrameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            FrameError::TooLarge(n) => write!(f, "message of {n} bytes exceeds {MAX_FRAME}"),
+            FrameError::BufferTooSmall => f.write_str("output buffer too small"),
+            FrameError::Decode => f.write_str("message does not decode"),
+            FrameError::Trailing(n) => write!(f, "{n} stray bytes after the message"),
+        }
+    }
+}
+
+/// Writes `message` as one frame (length prefix and body) into `out`; returns the frame.
+pub fn encode<'o, T: Serialize>(message: &T, out: &'o mut [u8]) -> Result<&'o [u8], FrameError> {
+    let body_room = out.len().saturating_sub(PREFIX_LEN);
+    let limit = body_room.min(MAX_FRAME);
+    let body = out
+        .get_mut(PREFIX_LEN..PREFIX_LEN + limit)
+        .ok_or(FrameError::BufferTooSmall)?;
+    let len = match postcard::to_slice(message, body) {
+        Ok(used) => used.len(),
+        Err(_) if body_room > MAX_FRAME => return Err(FrameError::TooLarge(MAX_FRAME + 1)),
+        Err(_) => return Err(FrameError::BufferTooSmall),
+    };
+    out[..PREFIX_LEN].copy_from_slice(&(len as u16).to_le_bytes());
+    Ok(&out[..PREFIX_LEN + len])
+}
+
+/// The body length announced by a frame's prefix; bodies over [`MAX_FRAME`] must be skipped.
+pub fn body_len(prefix: [u8; PREFIX_LEN]) -> usize {
+    usize::from(u16::from_le_bytes(prefix))
+}
+
+/// Decodes one frame body (without its prefix) as a whole message.
+pub fn decode<'a, T: Deserialize<'a>>(body: &'a [u8]) -> Result<T, FrameError> {
+    if body.len() > MAX_FRAME {
+        return Err(FrameError::TooLarge(body.len()));
+    }
+    let (message, rest) = postcard::take_from_bytes(body).map_err(|_| FrameError::Decode)?;
+    if !rest.is_empty() {
+        return Err(FrameError::Trailing(rest.len()));
+    }
+    Ok(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn round_trip_request(req: &Request<'_>) {
+        let mut buf = [0u8; PREFIX_LEN + MAX_FRAME];
+        let frame = encode(req, &mut buf).unwrap();
+        let len = body_len([frame[0], frame[1]]);
+        assert_eq!(len + PREFIX_LEN, frame.len());
+        let back: Request<'_> = decode(&frame[PREFIX_LEN..]).unwrap();
+        assert_eq!(&back, req);
+    }
+
+    fn round_trip_response(resp: &Response) {
+        let mut buf = [0u8; PREFIX_LEN + MAX_FRAME];
+        let frame = encode(resp, &mut buf).unwrap();
+        let back: Response = decode(&frame[PREFIX_LEN..]).unwrap();
+        assert_eq!(&back, resp);
+    }
+
+    fn name<const N: usize>(s: &str) -> String<N> {
+        bounded(s)
+    }
+
+    fn full_settings() -> Settings {
+        let mut targets = Vec::new();
+        for i in 0..MAX_TARGETS {
+            targets
+                .push(Target {
+                    ip: [255, 255, 255, i as u8],
+                    port: u16::MAX,
+                })
+                .unwrap();
+        }
+        Settings {
+            targets,
+            autoplay: Some(Autoplay {
+                take: name(&"n".repeat(NAME_LEN)),
+                loop_count: u32::MAX,
+            }),
+            subject: Some(name(&"s".repeat(SUBJECT_LEN))),
+            address: Some(StaticAddress {
+                ip: [10, 0, 0, 2],
+                prefix_len: 24,
+                gateway: Some([10, 0, 0, 1]),
+            }),
+            token: Some(name(&"t".repeat(TOKEN_LEN))),
+        }
+    }
+
+    #[test]
+    fn every_request_round_trips() {
+        let chunk = [0xA5u8; MAX_CHUNK];
+        let mut targets = Vec::new();
+        targets
+            .push(Target {
+                ip: [127, 0, 0, 1],
+                port: 11111,
+            })
+            .unwrap();
+        let mut changes = Vec::new();
+        let s = full_settings();
+        changes.push(Setting::Targets(s.targets.clone())).unwrap();
+        changes.push(Setting::Autoplay(s.autoplay.clone())).unwrap();
+        changes.push(Setting::Subject(s.subject.clone())).unwrap();
+        changes.push(Setting::Address(s.address)).unwrap();
+        changes.push(Setting::Token(s.token.clone())).unwrap();
+        changes.push(Setting::Token(None)).unwrap();
+        for req in [
+            Request::Hello {
+                protocol: PROTOCOL_VERSION,
+                token: Some("secret"),
+            },
+            Request::Hello {
+                protocol: 7,
+                token: None,
+            },
+            Request::Status,
+            Request::List,
+            Request::UploadBegin {
+                name: "dao",
+                total_len: 123_456,
+                crc32: 0xDEAD_BEEF,
+            },
+            Request::UploadChunk {
+                offset: u32::MAX,
+                data: &chunk,
+            },
+            Request::UploadCommit,
+            Request::Delete { name: "dao" },
+            Request::Play {
+                name: "dao",
+                targets,
+                loop_count: 0,
+            },
+            Request::Stop,
+            Request::GetSettings,
+            Request::SetSettings { changes },
+        ] {
+            round_trip_request(&req);
+        }
+    }
+
+    #[test]
+    fn every_response_round_trips_within_max_frame() {
+        let mut takes = Vec::new();
+        for i in 0..MAX_TAKES {
+            takes
+                .push(TakeInfo {
+                    name: name(&"x".repeat(NAME_LEN - 1 - i % 2)),
+                    frame_count: u32::MAX,
+                    total_len: u32::MAX,
+                    crc32: u32::MAX,
+                })
+                .unwrap();
+        }
+        for resp in [
+            Response::Hello {
+                protocol: PROTOCOL_VERSION,
+                firmware: name("0.1.0"),
+            },
+            Response::error(ErrorCode::Crc, &"é".repeat(DETAIL_LEN)),
+            Response::Ok,
+            Response::Status(Status {
+                firmware: name(&"f".repeat(FIRMWARE_LEN)),
+                uptime_ms: u64::MAX,
+                address: Some([10, 0, 2, 15]),
+                playing: Some(Playing {
+                    take: name(&"p".repeat(NAME_LEN)),
+                    frame: u32::MAX,
+                    loops_done: u32::MAX,
+                }),
+                used_bytes: u32::MAX,
+                free_bytes: u32::MAX,
+            }),
+            Response::List { takes },
+            Response::Settings {
+                settings: full_settings(),
+                token_set: true,
+            },
+        ] {
+            round_trip_response(&resp);
+        }
+    }
+
+    #[test]
+    fn hello_and_error_layouts_are_frozen() {
+        // Variant 0, protocol 1 as varint, token None: what every future box must read.
+        let mut buf = [0u8; 16];
+        let frame = encode(
+            &Request::Hello {
+                protocol: 1,
+                token: None,
+            },
+            &mut buf,
+        )
+        .unwrap();
+        assert_eq!(frame, [3, 0, 0, 1, 0]);
+        let frame = encode(&Response::error(ErrorCode::ProtocolMismatch, "v"), &mut buf).unwrap();
+        assert_eq!(frame, [4, 0, 1, 0, 1, b'v']);
+    }
+
+    #[test]
+    fn error_detail_is_cut_at_a_character_boundary() {
+        let Response::Error { detail, .. } = Response::error(ErrorCode::Invalid, &"é".repeat(50))
+        else {
+            panic!("not an error");
+        };
+        assert_eq!(detail.len(), DETAIL_LEN);
+        assert!(detail.chars().all(|c| c == 'é'));
+    }
+
+    #[test]
+    fn trailing_bytes_and_small_buffers_are_errors() {
+        assert_eq!(decode::<Request<'_>>(&[1, 0]), Err(FrameError::Trailing(1)));
+        assert_eq!(decode::<Request<'_>>(&[]), Err(FrameError::Decode));
+        assert_eq!(decode::<Request<'_>>(&[99]), Err(FrameError::Decode));
+        let big = [0u8; MAX_FRAME + 1];
+        assert_eq!(
+            decode::<Request<'_>>(&big),
+            Err(FrameError::TooLarge(MAX_FRAME + 1))
+        );
+        let mut tiny = [0u8; 3];
+        let chunk = [0u8; 10];
+        let req = Request::UploadChunk {
+            offset: 0,
+            data: &chunk,
+        };
+        assert_eq!(encode(&req, &mut tiny), Err(FrameError::BufferTooSmall));
+        let oversized = [0u8; MAX_FRAME];
+        let req = Request::UploadChunk {
+            offset: 0,
+            data: &oversized,
+        };
+        let mut buf = [0u8; 2 * MAX_FRAME];
+        assert_eq!(
+            encode(&req, &mut buf),
+            Err(FrameError::TooLarge(MAX_FRAME + 1))
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic_the_decoder(bytes in proptest::collection::vec(any::<u8>(), 0..2100)) {
+            let _ = decode::<Request<'_>>(&bytes);
+            let _ = decode::<Response>(&bytes);
+            let _ = decode::<Settings>(&bytes);
+        }
+
+        #[test]
+        fn chunks_round_trip(offset in any::<u32>(), data in proptest::collection::vec(any::<u8>(), 0..=MAX_CHUNK)) {
+            round_trip_request(&Request::UploadChunk { offset, data: &data });
+        }
+    }
+}

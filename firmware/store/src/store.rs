@@ -1,0 +1,604 @@
+//! The take store: mount, list, streamed upload, delete, capacity, settings.
+//!
+//! Safety against power cuts and dropped uploads rests on three rules (layout in
+//! `layout.rs` and `docs/take-image.md`): an extent's blocks are erased before
+//! anything is written to them; its commit record is written only after the
+//! image read back from flash checks out; a take is deleted by erasing its first
+//! block. At mount, only extents with a valid begin record, the matching commit
+//! record and an image whose CRC checks out are takes; every other block is free
+//! (and is erased before reuse).
+
+use core::fmt;
+
+use embedded_storage_async::nor_flash::NorFlash;
+use heapless::{String, Vec};
+use llv_core::control::{Settings, TakeInfo, MAX_TAKES};
+use llv_core::packet::MIN_LEN;
+use llv_core::take::{
+    FrameEntry, ImageCrc, TakeError, TakeHeader, ENTRY_LEN, HEADER_LEN, NAME_LEN,
+};
+
+use crate::layout::{Begin, COMMIT_AT, IMAGE_AT, SETTINGS_BLOCKS, UNIT};
+use crate::settings_log::{Log, SaveError};
+
+/// Bytes read per flash read while checking an image.
+const READ_CHUNK: usize = 256;
+
+/// Why a store operation failed.
+#[derive(Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum StoreError<E> {
+    /// The flash failed.
+    Flash(E),
+    /// The region is not whole erase blocks (at least three), or the flash's
+    /// read size is not 1 or its write size does not divide 32.
+    Layout,
+    /// No take of that name.
+    NotFound,
+    /// [`MAX_TAKES`] takes are stored already.
+    Full,
+    /// No run of free blocks holds `needed` bytes; the largest holds `largest`.
+    NoSpace {
+        /// Bytes the extent needs (image plus 64 bytes of records).
+        needed: u32,
+        /// Bytes of the largest free run.
+        largest: u32,
+    },
+    /// No upload is in progress (on this connection).
+    NoUpload,
+    /// A chunk at another offset than the next expected one.
+    Order {
+        /// The next offset expected.
+        expected: u32,
+    },
+    /// More bytes than announced.
+    TooLong,
+    /// Commit before all bytes arrived.
+    Incomplete {
+        /// Bytes received.
+        received: u32,
+        /// Bytes announced.
+        total: u32,
+    },
+    /// The image is not a valid take.
+    Image(TakeError),
+    /// The image's name differs from the upload's name.
+    NameMismatch,
+    /// The take name is empty or longer than 32 bytes.
+    BadName,
+    /// The settings do not fit in one record.
+    SettingsTooLarge,
+}
+
+impl<E: fmt::Debug> fmt::Display for StoreError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Flash(e) => write!(f, "flash error: {e:?}"),
+            StoreError::Layout => f.write_str("flash region unusable for the store"),
+            StoreError::NotFound => f.write_str("no take of that name"),
+            StoreError::Full => write!(f, "{MAX_TAKES} takes stored already"),
+            StoreError::NoSpace { needed, largest } => {
+                write!(f, "needs {needed} bytes, largest free run {largest}")
+            }
+            StoreError::NoUpload => f.write_str("no upload in progress"),
+            StoreError::Order { expected } => write!(f, "expected a chunk at offset {expected}"),
+            StoreError::TooLong => f.write_str("more bytes than announced"),
+            StoreError::Incomplete { received, total } => {
+                write!(f, "received {received} of {total} bytes")
+            }
+            StoreError::Image(e) => write!(f, "{e}"),
+            StoreError::NameMismatch => f.write_str("image name differs from the upload name"),
+            StoreError::BadName => write!(f, "name must be 1..={NAME_LEN} bytes"),
+            StoreError::SettingsTooLarge => f.write_str("settings too large"),
+        }
+    }
+}
+
+impl<E> From<TakeError> for StoreError<E> {
+    fn from(e: TakeError) -> Self {
+        StoreError::Image(e)
+    }
+}
+
+/// A committed take.
+#[derive(Clone, Debug)]
+pub(crate) struct Entry {
+    pub header: TakeHeader,
+    pub begin: Begin,
+    pub first_block: u32,
+}
+
+/// The upload in progress.
+struct Upload {
+    name: String<NAME_LEN>,
+    begin: Begin,
+    first_block: u32,
+    /// Image bytes received.
+    received: u32,
+    /// Blocks of the extent erased so far.
+    erased: u32,
+    /// Received bytes not yet written (less than one write unit).
+    tail: [u8; UNIT],
+    tail_len: usize,
+}
+
+/// A take store over a region of a NOR flash.
+pub struct Store<F> {
+    flash: F,
+    /// Address of take block 0.
+    base: u32,
+    block: u32,
+    blocks: u32,
+    takes: Vec<Entry, MAX_TAKES>,
+    next_seq: u32,
+    upload: Option<Upload>,
+    log: Log,
+    settings: Settings,
+}
+
+impl<F: NorFlash> Store<F> {
+    /// Mounts the store on `region` (whole erase blocks: two for settings, the rest
+    /// for takes), discarding unfinished uploads. Reads every stored take once.
+    pub async fn mount(
+        mut flash: F,
+        region: core::ops::Range<u32>,
+    ) -> Result<Self, StoreError<F::Error>> {
+        let block = u32::try_from(F::ERASE_SIZE).map_err(|_| StoreError::Layout)?;
+        let len = region
+            .end
+            .checked_sub(region.start)
+            .ok_or(StoreError::Layout)?;
+        let usable = F::READ_SIZE == 1
+            && UNIT % F::WRITE_SIZE == 0
+            && block as usize % UNIT == 0
+            && block as usize >= 4 * UNIT
+            && region.start % block == 0
+            && len % block == 0
+            && len / block > SETTINGS_BLOCKS
+            && region.end as usize <= flash.capacity();
+        if !usable {
+            return Err(StoreError::Layout);
+        }
+        let (log, settings) = Log::mount(&mut flash, region.start, block)
+            .await
+            .map_err(StoreError::Flash)?;
+        let mut store = Store {
+            flash,
+            base: region.start + SETTINGS_BLOCKS * block,
+            block,
+            blocks: len / block - SETTINGS_BLOCKS,
+            takes: Vec::new(),
+            next_seq: 1,
+            upload: None,
+            log,
+            settings,
+        };
+        store.scan().await?;
+        Ok(store)
+    }
+
+    async fn scan(&mut self) -> Result<(), StoreError<F::Error>> {
+        let mut b = 0;
+        while b < self.blocks {
+            let at = self.block_addr(b);
+            let mut unit = [0u8; UNIT];
+            self.read(at, &mut unit).await?;
+            let Some(begin) = Begin::parse(&unit) else {
+                b += 1;
+                continue;
+            };
+            self.next_seq = self.next_seq.max(begin.seq.wrapping_add(1));
+            let n = begin.blocks(self.block);
+            if n > self.blocks - b || !self.is_live(at, &begin).await? {
+                b += 1;
+                continue;
+            }
+            let header = match self.check_image(at + IMAGE_AT, &begin).await {
+                Ok(header) => header,
+                // A flash that fails now must not turn a take's blocks into free ones.
+                Err(StoreError::Flash(e)) => return Err(StoreError::Flash(e)),
+                Err(_) => {
+                    b += 1;
+                    continue;
+                }
+            };
+            // A replacement cut short by power keeps two takes of one name: the newer wins.
+            if let Some(i) = self.takes.iter().position(|e| e.header.name == header.name) {
+                let current_is_newer = self.takes[i].begin.seq < begin.seq;
+                let older = if current_is_newer {
+                    self.takes[i].first_block
+                } else {
+                    b
+                };
+                self.erase_block(self.block_addr(older)).await?;
+                if !current_is_newer {
+                    b += 1;
+                    continue;
+                }
+                self.takes.swap_remove(i);
+            }
+            let entry = Entry {
+                header,
+                begin,
+                first_block: b,
+            };
+            if self.takes.push(entry).is_err() {
+                b += 1;
+                continue;
+            }
+            b += n;
+        }
+        self.takes.sort_unstable_by_key(|e| e.first_block);
+        Ok(())
+    }
+
+    async fn is_live(&mut self, at: u32, begin: &Begin) -> Result<bool, StoreError<F::Error>> {
+        let mut unit = [0u8; UNIT];
+        self.read(at + COMMIT_AT, &mut unit).await?;
+        Ok(unit == begin.commit())
+    }
+
+    /// Reads the image at `at` once: header, entries, lengths and CRC must match `begin`.
+    async fn check_image(
+        &mut self,
+        at: u32,
+        begin: &Begin,
+    ) -> Result<TakeHeader, StoreError<F::Error>> {
+        let mut head = [0u8; HEADER_LEN];
+        if begin.total_len < HEADER_LEN as u32 {
+            return Err(TakeError::Inconsistent.into());
+        }
+        self.read(at, &mut head).await?;
+        let header = TakeHeader::parse(&head)?;
+        if header.total_len != begin.total_len {
+            return Err(TakeError::LengthMismatch {
+                expected: header.total_len,
+                actual: begin.total_len,
+            }
+            .into());
+        }
+        if header.crc32 != begin.crc32 {
+            return Err(TakeError::Crc {
+                expected: begin.crc32,
+                actual: header.crc32,
+            }
+            .into());
+        }
+        let entries_end = header.packets_offset();
+        let mut crc = ImageCrc::default();
+        let mut entry = [0u8; ENTRY_LEN];
+        let (mut filled, mut index, mut previous, mut sum) = (0usize, 0u32, 0u32, 0usize);
+        let mut buf = [0u8; READ_CHUNK];
+        let mut offset = 0usize;
+        let total = begin.total_len as usize;
+        while offset < total {
+            let n = READ_CHUNK.min(total - offset);
+            self.read(at + offset as u32, &mut buf[..n]).await?;
+            crc.update(&buf[..n]);
+            for (i, byte) in buf[..n].iter().enumerate() {
+                let pos = offset + i;
+                if pos < HEADER_LEN || pos >= entries_end {
+                    continue;
+                }
+                entry[filled] = *byte;
+                filled += 1;
+                if filled == ENTRY_LEN {
+                    let e = FrameEntry::parse(&entry, index)?;
+                    if e.time_us < previous {
+                        return Err(TakeError::TimeGoesBack { frame: index }.into());
+                    }
+                    previous = e.time_us;
+                    sum += usize::from(e.len);
+                    index += 1;
+                    filled = 0;
+                }
+            }
+            offset += n;
+        }
+        if entries_end + sum != total {
+            return Err(TakeError::Inconsistent.into());
+        }
+        let actual = crc.finalize();
+        if actual != header.crc32 {
+            return Err(TakeError::Crc {
+                expected: header.crc32,
+                actual,
+            }
+            .into());
+        }
+        Ok(header)
+    }
+
+    /// The stored takes, in flash order.
+    pub fn list(&self) -> Vec<TakeInfo, MAX_TAKES> {
+        self.takes
+            .iter()
+            .map(|e| TakeInfo {
+                name: e.header.name.clone(),
+                frame_count: e.header.frame_count,
+                total_len: e.header.total_len,
+                crc32: e.header.crc32,
+            })
+            .collect()
+    }
+
+    /// Bytes of flash holding takes (whole blocks).
+    pub fn used_bytes(&self) -> u32 {
+        self.takes
+            .iter()
+            .map(|e| e.begin.blocks(self.block))
+            .sum::<u32>()
+            * self.block
+    }
+
+    /// Bytes of flash free for takes (whole blocks, not necessarily contiguous).
+    pub fn free_bytes(&self) -> u32 {
+        self.blocks * self.block - self.used_bytes()
+    }
+
+    /// The current settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Stores `settings` (power-cut safe: the old ones stay until the new record is whole).
+    pub async fn save_settings(&mut self, settings: Settings) -> Result<(), StoreError<F::Error>> {
+        self.log
+            .save(&mut self.flash, &settings)
+            .await
+            .map_err(|e| match e {
+                SaveError::Flash(e) => StoreError::Flash(e),
+                SaveError::TooLarge => StoreError::SettingsTooLarge,
+            })?;
+        self.settings = settings;
+        Ok(())
+    }
+
+    /// Starts uploading an image of `total_len` bytes with CRC `crc32` named `name`;
+    /// drops any upload in progress. Returns the upload's id.
+    pub async fn begin_upload(
+        &mut self,
+        name: &str,
+        total_len: u32,
+        crc32: u32,
+    ) -> Result<u32, StoreError<F::Error>> {
+        self.upload = None;
+        let mut owned = String::new();
+        if name.is_empty() || owned.push_str(name).is_err() {
+            return Err(StoreError::BadName);
+        }
+        let replaces = self.takes.iter().any(|e| e.header.name == name);
+        if self.takes.is_full() && !replaces {
+            return Err(StoreError::Full);
+        }
+        let min = TakeHeader::entry_offset(1) + MIN_LEN;
+        if (total_len as usize) < min {
+            return Err(TakeError::Inconsistent.into());
+        }
+        let begin = Begin {
+            seq: self.next_seq,
+            total_len,
+            crc32,
+        };
+        let needed = begin.blocks(self.block);
+        let (largest, first_block) = self.largest_run(needed);
+        let Some(first_block) = first_block else {
+            return Err(StoreError::NoSpace {
+                needed: IMAGE_AT.saturating_add(total_len),
+                largest: largest * self.block,
+            });
+        };
+        let at = self.block_addr(first_block);
+        self.erase_block(at).await?;
+        self.write(at, &begin.emit()).await?;
+        self.next_seq = self.next_seq.wrapping_add(1);
+        self.upload = Some(Upload {
+            name: owned,
+            begin,
+            first_block,
+            received: 0,
+            erased: 1,
+            tail: [0xFF; UNIT],
+            tail_len: 0,
+        });
+        Ok(begin.seq)
+    }
+
+    /// Writes the next chunk of upload `id` at image offset `offset`.
+    pub async fn write_chunk(
+        &mut self,
+        id: u32,
+        offset: u32,
+        data: &[u8],
+    ) -> Result<(), StoreError<F::Error>> {
+        let w = F::WRITE_SIZE;
+        let up = self.upload_mut(id)?;
+        if offset != up.received {
+            return Err(StoreError::Order {
+                expected: up.received,
+            });
+        }
+        if u64::from(offset) + data.len() as u64 > u64::from(up.begin.total_len) {
+            return Err(StoreError::TooLong);
+        }
+        let mut data = data;
+        // Complete the pending partial unit first.
+        if up.tail_len > 0 {
+            let take = (w - up.tail_len).min(data.len());
+            let (tail_len, received) = (up.tail_len, up.received);
+            up.tail[tail_len..tail_len + take].copy_from_slice(&data[..take]);
+            up.tail_len += take;
+            up.received += take as u32;
+            data = &data[take..];
+            if up.tail_len == w {
+                let tail = up.tail;
+                let at = received - tail_len as u32;
+                self.write_image(at, &tail[..w]).await?;
+                let up = self.upload_mut(id)?;
+                up.tail_len = 0;
+            }
+        }
+        let whole = data.len() / w * w;
+        if whole > 0 {
+            let at = self.upload_mut(id)?.received;
+            self.write_image(at, &data[..whole]).await?;
+            self.upload_mut(id)?.received += whole as u32;
+        }
+        let rest = &data[whole..];
+        if !rest.is_empty() {
+            let up = self.upload_mut(id)?;
+            up.tail = [0xFF; UNIT];
+            up.tail[..rest.len()].copy_from_slice(rest);
+            up.tail_len = rest.len();
+            up.received += rest.len() as u32;
+        }
+        Ok(())
+    }
+
+    /// Checks upload `id` read back from flash and commits it; a take of the same name
+    /// is replaced. Returns the new take's header.
+    pub async fn commit_upload(&mut self, id: u32) -> Result<TakeHeader, StoreError<F::Error>> {
+        let w = F::WRITE_SIZE;
+        let up = self.upload_mut(id)?;
+        if up.received != up.begin.total_len {
+            return Err(StoreError::Incomplete {
+                received: up.received,
+                total: up.begin.total_len,
+            });
+        }
+        if up.tail_len > 0 {
+            let (tail, tail_len) = (up.tail, up.tail_len);
+            let at = up.received - tail_len as u32;
+            self.write_image(at, &tail[..w]).await?;
+            self.upload_mut(id)?.tail_len = 0;
+        }
+        let Some(up) = self.upload.take() else {
+            return Err(StoreError::NoUpload);
+        };
+        let at = self.block_addr(up.first_block);
+        let header = self.check_image(at + IMAGE_AT, &up.begin).await?;
+        if header.name != up.name {
+            return Err(StoreError::NameMismatch);
+        }
+        self.write(at + COMMIT_AT, &up.begin.commit()).await?;
+        if let Some(i) = self.takes.iter().position(|e| e.header.name == up.name) {
+            let old = self.block_addr(self.takes[i].first_block);
+            self.erase_block(old).await?;
+            self.takes.remove(i);
+        }
+        let entry = Entry {
+            header: header.clone(),
+            begin: up.begin,
+            first_block: up.first_block,
+        };
+        // Room was checked at begin; the list cannot have grown since.
+        let _ = self.takes.push(entry);
+        self.takes.sort_unstable_by_key(|e| e.first_block);
+        Ok(header)
+    }
+
+    /// Drops upload `id` if it is the one in progress (its blocks become free).
+    pub fn abort_upload(&mut self, id: u32) {
+        if self.upload.as_ref().is_some_and(|u| u.begin.seq == id) {
+            self.upload = None;
+        }
+    }
+
+    /// Deletes the take named `name`.
+    pub async fn delete(&mut self, name: &str) -> Result<(), StoreError<F::Error>> {
+        let i = self
+            .takes
+            .iter()
+            .position(|e| e.header.name == name)
+            .ok_or(StoreError::NotFound)?;
+        let at = self.block_addr(self.takes[i].first_block);
+        self.erase_block(at).await?;
+        self.takes.remove(i);
+        Ok(())
+    }
+
+    /// Gives the flash back (e.g. to remount it).
+    pub fn into_flash(self) -> F {
+        self.flash
+    }
+
+    pub(crate) fn find(&self, name: &str) -> Option<&Entry> {
+        self.takes.iter().find(|e| e.header.name == name)
+    }
+
+    pub(crate) fn is_current(&self, seq: u32) -> bool {
+        self.takes.iter().any(|e| e.begin.seq == seq)
+    }
+
+    pub(crate) fn block_addr(&self, b: u32) -> u32 {
+        self.base + b * self.block
+    }
+
+    pub(crate) async fn read(
+        &mut self,
+        at: u32,
+        buf: &mut [u8],
+    ) -> Result<(), StoreError<F::Error>> {
+        self.flash.read(at, buf).await.map_err(StoreError::Flash)
+    }
+
+    async fn write(&mut self, at: u32, bytes: &[u8]) -> Result<(), StoreError<F::Error>> {
+        self.flash.write(at, bytes).await.map_err(StoreError::Flash)
+    }
+
+    /// Writes image bytes of the upload at image offset `offset`, erasing blocks on the way.
+    async fn write_image(&mut self, offset: u32, bytes: &[u8]) -> Result<(), StoreError<F::Error>> {
+        let Some(up) = self.upload.as_ref() else {
+            return Err(StoreError::NoUpload);
+        };
+        let start = self.block_addr(up.first_block);
+        let end_block = (IMAGE_AT + offset + bytes.len() as u32).div_ceil(self.block);
+        for b in up.erased..end_block {
+            self.erase_block(start + b * self.block).await?;
+            if let Some(up) = self.upload.as_mut() {
+                up.erased = b + 1;
+            }
+        }
+        let written = self.write(start + IMAGE_AT + offset, bytes).await;
+        if written.is_err() {
+            // Those units must not be written again: the upload starts over.
+            self.upload = None;
+        }
+        written
+    }
+
+    /// Erases the block at `at`, blank or not: a cut write can leave a unit that
+    /// reads blank but must not be written again.
+    async fn erase_block(&mut self, at: u32) -> Result<(), StoreError<F::Error>> {
+        self.flash
+            .erase(at, at + self.block)
+            .await
+            .map_err(StoreError::Flash)
+    }
+
+    fn upload_mut(&mut self, id: u32) -> Result<&mut Upload, StoreError<F::Error>> {
+        self.upload
+            .as_mut()
+            .filter(|u| u.begin.seq == id)
+            .ok_or(StoreError::NoUpload)
+    }
+
+    /// The longest run of free blocks, and the first run of at least `needed` blocks.
+    fn largest_run(&self, needed: u32) -> (u32, Option<u32>) {
+        let (mut largest, mut fit, mut start) = (0, None, 0);
+        // Takes are sorted by first block: the gaps between them are the free runs.
+        let taken = self
+            .takes
+            .iter()
+            .map(|e| (e.first_block, e.first_block + e.begin.blocks(self.block)));
+        for (first, next) in taken.chain(core::iter::once((self.blocks, self.blocks))) {
+            let len = first - start;
+            largest = largest.max(len);
+            if fit.is_none() && len >= needed {
+                fit = Some(start);
+            }
+            start = next;
+        }
+        (largest, fit)
+    }
+}

@@ -1,0 +1,366 @@
+//! The control session over the mock flash, with a fake device.
+
+mod common;
+
+use common::*;
+use embassy_futures::block_on;
+use heapless::Vec;
+use llv_box_store::server::FRAME_BUF;
+use llv_box_store::{Device, Session, Store, TakeReader};
+use llv_core::control::{
+    decode, encode, ErrorCode, Playing, Request, Response, Setting, Settings, Target, MAX_FRAME,
+    PREFIX_LEN, PROTOCOL_VERSION,
+};
+use llv_core::take::TakeImage;
+
+#[derive(Default)]
+struct FakeDevice {
+    playing: Option<(String, std::vec::Vec<Target>, u32)>,
+    applied: Option<Settings>,
+}
+
+impl Device for FakeDevice {
+    fn play(&mut self, take: TakeReader, targets: &[Target], loop_count: u32) {
+        self.playing = Some((take.header().name.to_string(), targets.to_vec(), loop_count));
+    }
+    fn stop(&mut self) {
+        self.playing = None;
+    }
+    fn playing(&self) -> Option<Playing> {
+        self.playing.as_ref().map(|(name, _, _)| Playing {
+            take: name.as_str().try_into().unwrap(),
+            frame: 0,
+            loops_done: 0,
+        })
+    }
+    fn uptime_ms(&self) -> u64 {
+        1234
+    }
+    fn address(&self) -> Option<[u8; 4]> {
+        Some([10, 0, 2, 15])
+    }
+    fn settings_changed(&mut self, settings: &Settings) {
+        self.applied = Some(settings.clone());
+    }
+}
+
+struct Box {
+    store: Store<Flash>,
+    device: FakeDevice,
+}
+
+impl Box {
+    fn new() -> Self {
+        Box {
+            store: mount(Flash::new(REGION.end as usize)).unwrap(),
+            device: FakeDevice::default(),
+        }
+    }
+
+    fn send(&mut self, session: &mut Session, request: Request<'_>) -> Response {
+        block_on(session.handle(request, &mut self.store, &mut self.device))
+    }
+
+    fn send_raw(&mut self, session: &mut Session, body: &[u8]) -> Response {
+        let mut out = [0u8; FRAME_BUF];
+        let frame =
+            block_on(session.handle_frame(body, &mut self.store, &mut self.device, &mut out));
+        decode(&frame[PREFIX_LEN..]).unwrap()
+    }
+}
+
+fn hello(token: Option<&str>) -> Request<'_> {
+    Request::Hello {
+        protocol: PROTOCOL_VERSION,
+        token,
+    }
+}
+
+fn code(r: &Response) -> Option<ErrorCode> {
+    match r {
+        Response::Error { code, .. } => Some(*code),
+        _ => None,
+    }
+}
+
+fn upload_requests(b: &mut Box, s: &mut Session, image: &[u8]) -> Response {
+    let h = llv_core::take::TakeHeader::parse(image).unwrap();
+    let r = b.send(
+        s,
+        Request::UploadBegin {
+            name: &h.name,
+            total_len: h.total_len,
+            crc32: h.crc32,
+        },
+    );
+    assert_eq!(r, Response::Ok);
+    for (i, part) in image.chunks(1000).enumerate() {
+        let r = b.send(
+            s,
+            Request::UploadChunk {
+                offset: (i * 1000) as u32,
+                data: part,
+            },
+        );
+        assert_eq!(r, Response::Ok);
+    }
+    b.send(s, Request::UploadCommit)
+}
+
+#[test]
+fn hello_first_and_protocol_mismatch_are_refused_clearly() {
+    let mut b = Box::new();
+    let mut s = Session::new("0.1.0");
+    assert_eq!(
+        code(&b.send(&mut s, Request::Status)),
+        Some(ErrorCode::Unauthorized)
+    );
+    let r = b.send(
+        &mut s,
+        Request::Hello {
+            protocol: PROTOCOL_VERSION + 1,
+            token: None,
+        },
+    );
+    let Response::Error { code, detail } = r else {
+        panic!("{r:?}")
+    };
+    assert_eq!(code, ErrorCode::ProtocolMismatch);
+    assert_eq!(detail.as_str(), "box speaks protocol 1, host 2");
+    assert_eq!(
+        code_of_status(&mut b, &mut s),
+        Some(ErrorCode::Unauthorized)
+    );
+    let r = b.send(&mut s, hello(None));
+    assert_eq!(
+        r,
+        Response::Hello {
+            protocol: PROTOCOL_VERSION,
+            firmware: "0.1.0".try_into().unwrap()
+        }
+    );
+    let Response::Status(st) = b.send(&mut s, Request::Status) else {
+        panic!()
+    };
+    assert_eq!(
+        (st.uptime_ms, st.address, st.used_bytes, st.free_bytes),
+        (1234, Some([10, 0, 2, 15]), 0, 16 * 1024)
+    );
+}
+
+fn code_of_status(b: &mut Box, s: &mut Session) -> Option<ErrorCode> {
+    code(&b.send(s, Request::Status))
+}
+
+#[test]
+fn upload_list_play_delete_through_requests() {
+    let mut b = Box::new();
+    let mut s = Session::new("0.1.0");
+    b.send(&mut s, hello(None));
+    let img = image("dao", 4, 1);
+    assert_eq!(upload_requests(&mut b, &mut s, &img), Response::Ok);
+    let Response::List { takes } = b.send(&mut s, Request::List) else {
+        panic!()
+    };
+    assert_eq!(takes.len(), 1);
+    assert_eq!(
+        takes[0].crc32,
+        TakeImage::parse(&img).unwrap().header().crc32
+    );
+
+    // No targets given and none configured.
+    let r = b.send(
+        &mut s,
+        Request::Play {
+            name: "dao",
+            targets: Vec::new(),
+            loop_count: 0,
+        },
+    );
+    assert_eq!(code(&r), Some(ErrorCode::Invalid));
+    let target = Target {
+        ip: [127, 0, 0, 1],
+        port: 11111,
+    };
+    let mut targets = Vec::new();
+    targets.push(target).unwrap();
+    let mut changes = Vec::new();
+    changes.push(Setting::Targets(targets.clone())).unwrap();
+    assert_eq!(
+        b.send(&mut s, Request::SetSettings { changes }),
+        Response::Ok
+    );
+    assert_eq!(b.device.applied.as_ref().unwrap().targets, targets);
+    assert_eq!(
+        b.send(
+            &mut s,
+            Request::Play {
+                name: "dao",
+                targets: Vec::new(),
+                loop_count: 2
+            }
+        ),
+        Response::Ok
+    );
+    assert_eq!(b.device.playing, Some(("dao".into(), vec![target], 2)));
+    let r = b.send(
+        &mut s,
+        Request::Play {
+            name: "nope",
+            targets: Vec::new(),
+            loop_count: 0,
+        },
+    );
+    assert_eq!(code(&r), Some(ErrorCode::NotFound));
+    // Deleting the playing take stops it first.
+    assert_eq!(
+        b.send(&mut s, Request::Delete { name: "dao" }),
+        Response::Ok
+    );
+    assert_eq!(b.device.playing, None);
+    assert_eq!(
+        code(&b.send(&mut s, Request::Delete { name: "dao" })),
+        Some(ErrorCode::NotFound)
+    );
+}
+
+#[test]
+fn bad_uploads_map_to_clear_codes() {
+    let mut b = Box::new();
+    let mut s = Session::new("0.1.0");
+    b.send(&mut s, hello(None));
+    assert_eq!(
+        code(&b.send(&mut s, Request::UploadCommit)),
+        Some(ErrorCode::UploadOrder)
+    );
+    let mut img = image("dao", 4, 1);
+    let last = img.len() - 1;
+    img[last] ^= 0x40;
+    assert_eq!(
+        code(&upload_requests(&mut b, &mut s, &img)),
+        Some(ErrorCode::Crc)
+    );
+    let r = b.send(
+        &mut s,
+        Request::UploadBegin {
+            name: "big",
+            total_len: 1 << 20,
+            crc32: 0,
+        },
+    );
+    let Response::Error { code: c, detail } = r else {
+        panic!()
+    };
+    assert_eq!(c, ErrorCode::NoSpace);
+    assert_eq!(
+        detail.as_str(),
+        "needs 1048640 bytes, largest free run 16384"
+    );
+    // A dropped connection drops its upload; another session cannot continue it.
+    let good = image("dao", 4, 1);
+    let h = TakeImage::parse(&good).unwrap().header().clone();
+    b.send(
+        &mut s,
+        Request::UploadBegin {
+            name: "dao",
+            total_len: h.total_len,
+            crc32: h.crc32,
+        },
+    );
+    let mut other = Session::new("0.1.0");
+    b.send(&mut other, hello(None));
+    let r = b.send(
+        &mut other,
+        Request::UploadChunk {
+            offset: 0,
+            data: &good[..10],
+        },
+    );
+    assert_eq!(code(&r), Some(ErrorCode::UploadOrder));
+    s.close(&mut b.store);
+    let Response::List { takes } = b.send(&mut other, Request::List) else {
+        panic!()
+    };
+    assert!(takes.is_empty());
+}
+
+#[test]
+fn token_authenticates_the_connection_and_is_never_sent_back() {
+    let mut b = Box::new();
+    let mut s = Session::new("0.1.0");
+    b.send(&mut s, hello(None));
+    let mut changes = Vec::new();
+    changes
+        .push(Setting::Token(Some("s3cret".try_into().unwrap())))
+        .unwrap();
+    assert_eq!(
+        b.send(&mut s, Request::SetSettings { changes }),
+        Response::Ok
+    );
+    let Response::Settings {
+        settings,
+        token_set,
+    } = b.send(&mut s, Request::GetSettings)
+    else {
+        panic!()
+    };
+    assert!(token_set);
+    assert_eq!(settings.token, None);
+
+    let mut s2 = Session::new("0.1.0");
+    let Response::Error { code: c, detail } = b.send(&mut s2, hello(None)) else {
+        panic!()
+    };
+    assert_eq!(
+        (c, detail.as_str()),
+        (ErrorCode::Unauthorized, "this box needs a token")
+    );
+    assert_eq!(
+        code_of_status(&mut b, &mut s2),
+        Some(ErrorCode::Unauthorized)
+    );
+    let Response::Error { detail, .. } = b.send(&mut s2, hello(Some("guess"))) else {
+        panic!()
+    };
+    assert_eq!(detail.as_str(), "wrong token");
+    assert_eq!(
+        code_of_status(&mut b, &mut s2),
+        Some(ErrorCode::Unauthorized)
+    );
+    assert!(matches!(
+        b.send(&mut s2, hello(Some("s3cret"))),
+        Response::Hello { .. }
+    ));
+    assert!(matches!(
+        b.send(&mut s2, Request::Status),
+        Response::Status(_)
+    ));
+    // The token survives a reboot.
+    let store = mount(b.store.into_flash()).unwrap();
+    assert_eq!(store.settings().token.as_deref(), Some("s3cret"));
+}
+
+#[test]
+fn garbage_and_oversized_frames_get_errors_and_the_session_goes_on() {
+    let mut b = Box::new();
+    let mut s = Session::new("0.1.0");
+    let mut buf = [0u8; FRAME_BUF];
+    let frame = encode(&hello(None), &mut buf).unwrap().to_vec();
+    assert!(matches!(
+        b.send_raw(&mut s, &frame[PREFIX_LEN..]),
+        Response::Hello { .. }
+    ));
+    assert_eq!(
+        code(&b.send_raw(&mut s, &[0xFF, 0xFF, 0xFF])),
+        Some(ErrorCode::BadRequest)
+    );
+    assert_eq!(
+        code(&b.send_raw(&mut s, &[1, 0])),
+        Some(ErrorCode::BadRequest)
+    );
+    let mut out = [0u8; FRAME_BUF];
+    let refusal = Session::refuse_oversized(MAX_FRAME + 1, &mut out);
+    let r: Response = decode(&refusal[PREFIX_LEN..]).unwrap();
+    assert_eq!(code(&r), Some(ErrorCode::TooLarge));
+    assert!(matches!(b.send_raw(&mut s, &[1]), Response::Status(_)));
+}

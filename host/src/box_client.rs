@@ -1,0 +1,200 @@
+//! A blocking client for the box's control protocol (`llv_core::control`):
+//! connect, say Hello (with the token), then one request and one response at a time.
+
+use std::io::{Read, Write};
+use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs};
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use llv_core::control::{
+    body_len, decode, encode, ErrorCode, Request, Response, Target, CONTROL_PORT, MAX_FRAME,
+    PREFIX_LEN, PROTOCOL_VERSION,
+};
+
+/// How long to wait for the box to accept a connection.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long to wait for one answer: a commit reads the whole take back from flash.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// An open, accepted control connection.
+pub struct BoxClient {
+    stream: TcpStream,
+    addr: SocketAddr,
+    buf: Vec<u8>,
+}
+
+impl BoxClient {
+    /// Connects to `addr` (`HOST[:PORT]`, port 11113 by default) and says Hello.
+    pub fn connect(addr: &str, token: Option<&str>) -> Result<BoxClient> {
+        let addr = resolve(addr, CONTROL_PORT)?;
+        let stream = TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT)
+            .with_context(|| format!("cannot reach the box at {addr}"))?;
+        stream.set_read_timeout(Some(ANSWER_TIMEOUT))?;
+        stream.set_write_timeout(Some(ANSWER_TIMEOUT))?;
+        stream.set_nodelay(true)?;
+        let mut client = BoxClient {
+            stream,
+            addr,
+            buf: vec![0; PREFIX_LEN + MAX_FRAME],
+        };
+        let hello = Request::Hello {
+            protocol: PROTOCOL_VERSION,
+            token,
+        };
+        match client.exchange(&hello)? {
+            Response::Hello { protocol, .. } if protocol == PROTOCOL_VERSION => Ok(client),
+            Response::Hello { protocol, .. } => bail!(
+                "the box at {addr} speaks control protocol {protocol}, this llv speaks \
+                 {PROTOCOL_VERSION}: update llv or the box firmware"
+            ),
+            Response::Error {
+                code: ErrorCode::ProtocolMismatch,
+                detail,
+            } => bail!(
+                "the box at {addr} refused control protocol {PROTOCOL_VERSION} ({detail}): \
+                 update llv or the box firmware"
+            ),
+            Response::Error {
+                code: ErrorCode::Unauthorized,
+                detail,
+            } => bail!("the box at {addr} refused the connection: {detail} (see --token)"),
+            other => bail!("the box at {addr} answered Hello with {other:?}"),
+        }
+    }
+
+    /// The box's address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Sends `request`; an error response becomes an error naming the request.
+    pub fn call(&mut self, request: &Request<'_>) -> Result<Response> {
+        match self.exchange(request)? {
+            Response::Error { code, detail } if detail.is_empty() => {
+                bail!("the box refused {}: {code}", name_of(request))
+            }
+            Response::Error { detail, .. } => {
+                bail!("the box refused {}: {detail}", name_of(request))
+            }
+            response => Ok(response),
+        }
+    }
+
+    /// Sends `request` and reads the response, whatever it is.
+    fn exchange(&mut self, request: &Request<'_>) -> Result<Response> {
+        let frame = encode(request, &mut self.buf)
+            .map_err(|e| anyhow::anyhow!("cannot encode {}: {e}", name_of(request)))?;
+        let addr = self.addr;
+        self.stream
+            .write_all(frame)
+            .with_context(|| format!("sending to the box at {addr}"))?;
+        self.read_response()
+    }
+
+    /// Reads one framed response.
+    fn read_response(&mut self) -> Result<Response> {
+        let addr = self.addr;
+        let mut prefix = [0u8; PREFIX_LEN];
+        self.stream
+            .read_exact(&mut prefix)
+            .with_context(|| format!("waiting for the box at {addr} to answer"))?;
+        let len = body_len(prefix);
+        if len > MAX_FRAME {
+            bail!("the box at {addr} sent a message of {len} bytes (over {MAX_FRAME})");
+        }
+        let body = &mut self.buf[..len];
+        self.stream
+            .read_exact(body)
+            .with_context(|| format!("reading the answer of the box at {addr}"))?;
+        decode(body).map_err(|e| {
+            anyhow::anyhow!(
+                "the box at {addr} answered something this llv cannot read ({e}); \
+                 is its firmware for another control protocol?"
+            )
+        })
+    }
+}
+
+fn name_of(request: &Request<'_>) -> &'static str {
+    match request {
+        Request::Hello { .. } => "Hello",
+        Request::Status => "Status",
+        Request::List => "List",
+        Request::UploadBegin { .. } => "the upload",
+        Request::UploadChunk { .. } => "an upload chunk",
+        Request::UploadCommit => "the upload's commit",
+        Request::Delete { .. } => "Delete",
+        Request::Play { .. } => "Play",
+        Request::Stop => "Stop",
+        Request::GetSettings => "GetSettings",
+        Request::SetSettings { .. } => "the settings",
+    }
+}
+
+/// Resolves `HOST[:PORT]` (port `default_port` when absent; IPv6 as `[ADDR]:PORT`).
+pub fn resolve(addr: &str, default_port: u16) -> Result<SocketAddr> {
+    if let Ok(socket) = addr.parse::<SocketAddr>() {
+        return Ok(socket);
+    }
+    if let Ok(ip) = addr.parse::<IpAddr>() {
+        return Ok(SocketAddr::new(ip, default_port));
+    }
+    let with_port = if has_port(addr) {
+        addr.to_string()
+    } else {
+        format!("{addr}:{default_port}")
+    };
+    with_port
+        .to_socket_addrs()
+        .with_context(|| format!("cannot resolve {addr}"))?
+        .next()
+        .with_context(|| format!("{addr} resolves to no address"))
+}
+
+fn has_port(addr: &str) -> bool {
+    addr.rsplit_once(':')
+        .is_some_and(|(host, port)| !host.contains(':') && port.parse::<u16>().is_ok())
+}
+
+/// The Live Link Face UDP port, the default for playback targets.
+const LIVE_LINK_PORT: u16 = 11111;
+
+/// A playback target from `HOST[:PORT]` (IPv4, port 11111 by default).
+pub fn target(addr: &str) -> Result<Target> {
+    match resolve(addr, LIVE_LINK_PORT)? {
+        SocketAddr::V4(v4) => Ok(Target {
+            ip: v4.ip().octets(),
+            port: v4.port(),
+        }),
+        v6 => bail!("target {addr} ({v6}): the box sends to IPv4 only"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_take_default_ports() {
+        assert_eq!(
+            resolve("127.0.0.1", 11113).unwrap().to_string(),
+            "127.0.0.1:11113"
+        );
+        assert_eq!(
+            resolve("127.0.0.1:9", 11113).unwrap().to_string(),
+            "127.0.0.1:9"
+        );
+        assert_eq!(resolve("::1", 11113).unwrap().to_string(), "[::1]:11113");
+        assert_eq!(resolve("[::1]:9", 11113).unwrap().to_string(), "[::1]:9");
+        assert_eq!(resolve("localhost:9", 1).unwrap().port(), 9);
+        assert_eq!(
+            target("127.0.0.1").unwrap(),
+            Target {
+                ip: [127, 0, 0, 1],
+                port: 11111
+            }
+        );
+        assert!(target("::1").unwrap_err().to_string().contains("IPv4 only"));
+        assert!(resolve("127.0.0.1:99999", 1).is_err());
+    }
+}

@@ -1,0 +1,400 @@
+//! The real `llv flash` / `llv box` against a software box: the box's control
+//! session and take store on a mock NOR flash, behind a TCP listener on 127.0.0.1.
+
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use embassy_futures::block_on;
+use llv_box_store::mock::MockFlash;
+use llv_box_store::server::FRAME_BUF;
+use llv_box_store::{Device, Session, Store, TakeReader};
+use llv_core::control::{
+    body_len, decode, encode, ErrorCode, Playing, Request, Response, Settings, Target, MAX_FRAME,
+    PREFIX_LEN, PROTOCOL_VERSION,
+};
+use llv_core::packet::MAX_LEN;
+use llv_tests::{example, llv_packets};
+use predicates::str::contains;
+use serde_json::Value;
+
+type Flash = MockFlash<4, 4096>;
+/// Connections one software box serves before its thread ends.
+const MAX_CONNECTIONS: usize = 64;
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+#[derive(Default)]
+struct TestDevice {
+    playing: Option<(String, Vec<Target>, u32)>,
+}
+
+impl Device for TestDevice {
+    fn play(&mut self, take: TakeReader, targets: &[Target], loop_count: u32) {
+        self.playing = Some((take.header().name.to_string(), targets.to_vec(), loop_count));
+    }
+    fn stop(&mut self) {
+        self.playing = None;
+    }
+    fn playing(&self) -> Option<Playing> {
+        self.playing.as_ref().map(|(take, _, _)| Playing {
+            take: take.as_str().try_into().unwrap(),
+            frame: 0,
+            loops_done: 0,
+        })
+    }
+    fn uptime_ms(&self) -> u64 {
+        61_000
+    }
+    fn address(&self) -> Option<[u8; 4]> {
+        Some([127, 0, 0, 1])
+    }
+    fn settings_changed(&mut self, _: &Settings) {}
+}
+
+struct Inner {
+    store: Store<Flash>,
+    device: TestDevice,
+}
+
+/// A software box: its address and its state, for checks after the CLI ran.
+struct SoftBox {
+    addr: SocketAddr,
+    inner: Arc<Mutex<Inner>>,
+}
+
+impl SoftBox {
+    fn start() -> SoftBox {
+        let flash = Flash::new(64 * 4096);
+        let store = block_on(Store::mount(flash, 0..64 * 4096)).unwrap();
+        let inner = Arc::new(Mutex::new(Inner {
+            store,
+            device: TestDevice::default(),
+        }));
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let shared = inner.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().take(MAX_CONNECTIONS).flatten() {
+                serve(stream, &shared);
+            }
+        });
+        SoftBox { addr, inner }
+    }
+
+    fn llv(&self, args: &[&str]) -> assert_cmd::assert::Assert {
+        Command::cargo_bin("llv")
+            .unwrap()
+            .args(args)
+            .timeout(TIMEOUT)
+            .assert()
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let out = self.llv(args).success().get_output().stdout.clone();
+        serde_json::from_slice(&out).unwrap()
+    }
+
+    fn addr(&self) -> String {
+        self.addr.to_string()
+    }
+}
+
+/// One connection, as the firmware's TCP task does it.
+fn serve(mut stream: TcpStream, shared: &Mutex<Inner>) {
+    stream.set_read_timeout(Some(TIMEOUT)).unwrap();
+    let mut session = Session::new("soft-0.1.0");
+    let mut body = vec![0u8; MAX_FRAME];
+    let mut out = [0u8; FRAME_BUF];
+    loop {
+        let mut prefix = [0u8; PREFIX_LEN];
+        if stream.read_exact(&mut prefix).is_err() {
+            break;
+        }
+        let len = body_len(prefix);
+        let mut guard = shared.lock().unwrap();
+        let Inner { store, device } = &mut *guard;
+        let frame = if len > MAX_FRAME {
+            let skipped = io::copy(&mut (&mut stream).take(len as u64), &mut io::sink());
+            if skipped.ok() != Some(len as u64) {
+                break;
+            }
+            Session::refuse_oversized(len, &mut out)
+        } else {
+            if stream.read_exact(&mut body[..len]).is_err() {
+                break;
+            }
+            block_on(session.handle_frame(&body[..len], store, device, &mut out))
+        };
+        if stream.write_all(frame).is_err() {
+            break;
+        }
+    }
+    session.close(&mut shared.lock().unwrap().store);
+}
+
+fn dao() -> String {
+    example("dao.gesichter").display().to_string()
+}
+
+#[test]
+fn flash_lists_the_same_crc_and_the_box_holds_every_packet() {
+    let b = SoftBox::start();
+    let flashed = b.json(&["flash", &dao(), "--box", &b.addr(), "--json"]);
+    assert_eq!(flashed["name"], "dao");
+    assert_eq!(flashed["frames"], 180);
+    let packets = llv_packets(&example("dao.gesichter"));
+    let bytes = 64 + 8 * packets.len() + packets.iter().map(Vec::len).sum::<usize>();
+    assert_eq!(flashed["bytes"], bytes);
+
+    let list = b.json(&["box", &b.addr(), "list", "--json"]);
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    assert_eq!(list[0]["name"], "dao");
+    assert_eq!(list[0]["crc32"], flashed["crc32"]);
+    assert_eq!(list[0]["frame_count"], 180);
+    b.llv(&["box", &b.addr(), "list"])
+        .success()
+        .stdout(contains("dao"));
+
+    // The stored take plays back the recording's packets, in order, with rising times.
+    let mut inner = b.inner.lock().unwrap();
+    let Inner { store, .. } = &mut *inner;
+    let mut reader = store.reader("dao").unwrap();
+    let mut buf = [0u8; MAX_LEN];
+    let mut previous = 0;
+    for (i, packet) in packets.iter().enumerate() {
+        let (entry, stored) = block_on(reader.packet(store, i as u32, &mut buf)).unwrap();
+        assert_eq!(stored, &packet[..], "frame {i}");
+        assert!(entry.time_us >= previous);
+        previous = entry.time_us;
+    }
+    // The last frame plays at its own frame time after the first (the take has gaps).
+    let time = |p: &[u8]| llv_core::packet::Packet::new_checked(p).unwrap().time();
+    let span = time(&packets[179])
+        .seconds_since(&time(&packets[0]))
+        .unwrap();
+    assert!(
+        (f64::from(previous) - span * 1e6).abs() <= 1.0,
+        "{previous} µs vs {span} s"
+    );
+}
+
+#[test]
+fn native_lines_give_the_same_image_as_llv_gzip() {
+    let b = SoftBox::start();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dao-lines.gesichter");
+    let mut text = String::from("# native recording\n");
+    for p in llv_packets(&example("dao.gesichter")) {
+        let mut line = [0u8; llv_core::line::MAX_LINE_LEN];
+        text += llv_core::line::encode(&p, &mut line).unwrap();
+        text += "\r\n";
+    }
+    std::fs::write(&path, text).unwrap();
+    let gz = b.json(&["flash", &dao(), "--box", &b.addr(), "--json"]);
+    let lines = b.json(&[
+        "flash",
+        path.to_str().unwrap(),
+        "--box",
+        &b.addr(),
+        "--name",
+        "dao",
+        "--json",
+    ]);
+    assert_eq!(gz["crc32"], lines["crc32"]);
+    // Same name: the second upload replaced the first.
+    assert_eq!(
+        b.json(&["box", &b.addr(), "list", "--json"])
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn play_stop_delete_and_status() {
+    let b = SoftBox::start();
+    b.llv(&["flash", &dao(), "--box", &b.addr(), "--name", "take one"])
+        .success();
+    b.llv(&[
+        "box",
+        &b.addr(),
+        "play",
+        "take one",
+        "--to",
+        "127.0.0.1:9000",
+        "--to",
+        "127.0.0.1",
+        "--loop",
+    ])
+    .success();
+    let (name, targets, loops) = b.inner.lock().unwrap().device.playing.clone().unwrap();
+    assert_eq!(name, "take one");
+    assert_eq!(loops, 0);
+    assert_eq!(
+        targets,
+        [
+            Target {
+                ip: [127, 0, 0, 1],
+                port: 9000
+            },
+            Target {
+                ip: [127, 0, 0, 1],
+                port: 11111
+            }
+        ]
+    );
+    let status = b.json(&["box", &b.addr(), "status", "--json"]);
+    assert_eq!(status["playing"]["take"], "take one");
+    assert_eq!(status["firmware"], "soft-0.1.0");
+    assert!(status["used_bytes"].as_u64().unwrap() >= 60_000);
+    b.llv(&["box", &b.addr(), "status"])
+        .success()
+        .stdout(contains("up 0:01:01"));
+
+    // Without --to and no configured targets the box refuses.
+    b.llv(&["box", &b.addr(), "play", "take one"])
+        .failure()
+        .stderr(contains("no targets given and none configured"));
+    b.llv(&["box", &b.addr(), "stop"]).success();
+    assert!(b.inner.lock().unwrap().device.playing.is_none());
+    b.llv(&["box", &b.addr(), "delete", "take one"]).success();
+    assert_eq!(
+        b.json(&["box", &b.addr(), "list", "--json"]),
+        serde_json::json!([])
+    );
+    b.llv(&["box", &b.addr(), "delete", "take one"])
+        .failure()
+        .stderr(contains("no take named \"take one\""));
+}
+
+#[test]
+fn config_round_trips_and_a_token_locks_the_box() {
+    let b = SoftBox::start();
+    b.llv(&[
+        "box",
+        &b.addr(),
+        "config",
+        "targets",
+        "127.0.0.1:7000,127.0.0.1",
+        "autoplay",
+        "dao",
+        "autoplay-loops",
+        "3",
+        "subject",
+        "Face",
+        "address",
+        "10.0.0.2/24,10.0.0.1",
+    ])
+    .success();
+    let c = b.json(&["box", &b.addr(), "config", "--json"]);
+    assert_eq!(c["settings"]["autoplay"]["take"], "dao");
+    assert_eq!(c["settings"]["autoplay"]["loop_count"], 3);
+    assert_eq!(c["settings"]["targets"][1]["port"], 11111);
+    assert_eq!(c["settings"]["subject"], "Face");
+    assert_eq!(c["settings"]["address"]["prefix_len"], 24);
+    assert_eq!(c["token_set"], false);
+    b.llv(&["box", &b.addr(), "config", "address", "10.0.0.2"])
+        .failure()
+        .stderr(contains("not IP/PREFIX"));
+
+    b.llv(&["box", &b.addr(), "config", "token", "s3cret"])
+        .success();
+    b.llv(&["box", &b.addr(), "status"])
+        .failure()
+        .stderr(contains("this box needs a token"));
+    b.llv(&["flash", &dao(), "--box", &b.addr()])
+        .failure()
+        .stderr(contains("refused the connection"));
+    b.llv(&["box", &b.addr(), "list", "--token", "guess"])
+        .failure()
+        .stderr(contains("wrong token"));
+    let c = b.json(&["box", &b.addr(), "--token", "s3cret", "config", "--json"]);
+    assert_eq!(c["token_set"], true);
+    assert_eq!(c["settings"]["token"], Value::Null);
+    b.llv(&[
+        "box",
+        &b.addr(),
+        "config",
+        "token",
+        "none",
+        "--token",
+        "s3cret",
+    ])
+    .success();
+    b.llv(&["box", &b.addr(), "status"]).success();
+}
+
+fn exchange(stream: &mut TcpStream, frame: &[u8]) -> Response {
+    stream.write_all(frame).unwrap();
+    let mut prefix = [0u8; PREFIX_LEN];
+    stream.read_exact(&mut prefix).unwrap();
+    let mut body = vec![0u8; body_len(prefix)];
+    stream.read_exact(&mut body).unwrap();
+    decode(&body).unwrap()
+}
+
+fn framed(request: &Request<'_>) -> Vec<u8> {
+    let mut buf = [0u8; FRAME_BUF];
+    encode(request, &mut buf).unwrap().to_vec()
+}
+
+fn error_code(r: &Response) -> Option<ErrorCode> {
+    match r {
+        Response::Error { code, .. } => Some(*code),
+        _ => None,
+    }
+}
+
+#[test]
+fn garbage_oversized_and_old_hosts_get_errors_and_the_box_goes_on() {
+    let b = SoftBox::start();
+    let mut s = TcpStream::connect(b.addr).unwrap();
+    s.set_read_timeout(Some(TIMEOUT)).unwrap();
+    let old = framed(&Request::Hello {
+        protocol: PROTOCOL_VERSION + 1,
+        token: None,
+    });
+    let r = exchange(&mut s, &old);
+    assert_eq!(error_code(&r), Some(ErrorCode::ProtocolMismatch), "{r:?}");
+    let hello = framed(&Request::Hello {
+        protocol: PROTOCOL_VERSION,
+        token: None,
+    });
+    assert!(matches!(exchange(&mut s, &hello), Response::Hello { .. }));
+
+    let r = exchange(&mut s, &[3, 0, 0xFF, 0xFF, 0xFF]);
+    assert_eq!(error_code(&r), Some(ErrorCode::BadRequest), "{r:?}");
+    let mut oversized = vec![0xFF, 0xFF];
+    oversized.extend(std::iter::repeat_n(0xAB, 0xFFFF));
+    let r = exchange(&mut s, &oversized);
+    assert_eq!(error_code(&r), Some(ErrorCode::TooLarge), "{r:?}");
+    assert!(matches!(
+        exchange(&mut s, &framed(&Request::Status)),
+        Response::Status(_)
+    ));
+    drop(s);
+    // A half-sent upload on a dropped connection leaves nothing behind.
+    let mut s = TcpStream::connect(b.addr).unwrap();
+    s.set_read_timeout(Some(TIMEOUT)).unwrap();
+    exchange(&mut s, &hello);
+    let begin = framed(&Request::UploadBegin {
+        name: "half",
+        total_len: 5000,
+        crc32: 1,
+    });
+    assert_eq!(exchange(&mut s, &begin), Response::Ok);
+    let chunk = framed(&Request::UploadChunk {
+        offset: 0,
+        data: &[0u8; 1000],
+    });
+    assert_eq!(exchange(&mut s, &chunk), Response::Ok);
+    drop(s);
+    b.llv(&["box", &b.addr(), "status"]).success();
+    assert_eq!(
+        b.json(&["box", &b.addr(), "list", "--json"]),
+        serde_json::json!([])
+    );
+}
