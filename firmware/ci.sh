@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Firmware CI: format check, release builds of both boards, clippy with
+# warnings as errors on every firmware crate, the host tests of the app and
+# the take store, and the NUCLEO image size. Needs Rust stable with the thumbv7em-none-eabihf target,
+# gcc and python3. The QEMU end-to-end test lives in the root `tests` crate.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+if command -v rustup >/dev/null &&
+    ! rustup target list --installed | grep -qx thumbv7em-none-eabihf; then
+    rustup target add thumbv7em-none-eabihf
+fi
+host=$(rustc -vV | sed -n 's/^host: //p')
+
+step() { printf '\n== firmware: %s\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+rustfmt --edition 2021 --check e2e/box_qemu.rs
+
+# One board per cargo invocation: the boards use different executors (see
+# Cargo.toml), which must not be feature-unified into one build.
+step "build llv-box-qemu (release)"
+cargo build --release -p llv-box-qemu
+step "build llv-box-nucleo (release)"
+cargo build --release -p llv-box-nucleo
+
+step "clippy llv-box (host, with tests)"
+cargo clippy -p llv-box --all-targets --target "$host" -- -D warnings
+step "clippy llv-box-store (host, with tests; and for the board with defmt)"
+cargo clippy -p llv-box-store --all-targets --target "$host" -- -D warnings
+cargo clippy -p llv-box-store --features defmt -- -D warnings
+step "clippy llv-box-qemu"
+cargo clippy --release -p llv-box-qemu --all-targets -- -D warnings
+step "clippy llv-box-nucleo"
+cargo clippy --release -p llv-box-nucleo --all-targets -- -D warnings
+
+step "test llv-box and llv-box-store on the host ($host)"
+cargo test -p llv-box -p llv-box-store --target "$host"
+
+step "NUCLEO-H743ZI2 image size"
+python3 tools/elf_size.py target/thumbv7em-none-eabihf/release/llv-box-nucleo
+step "QEMU image size"
+python3 tools/elf_size.py target/thumbv7em-none-eabihf/release/llv-box-qemu

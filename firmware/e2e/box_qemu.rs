@@ -1,0 +1,369 @@
+//! End to end: the playback box firmware, booted under QEMU (`mps2-an386`,
+//! LAN9118 on QEMU's user network), streams its built-in take
+//! (`examples/dao.gesichter`) to a UDP socket of this test on 127.0.0.1.
+//!
+//! Checks: every frame arrives, in order, byte-identical to the take decoded
+//! here independently; the arrival rate is within 2 % of 60 fps; QEMU exits
+//! by itself with status 0. Also: two targets with two loops, `loop=forever`
+//! (still playing after two passes; then killed), and a bad command line
+//! (exit status 2, nothing sent). QEMU is killed if anything takes too long:
+//! every wait is bounded in time and count, and a guard kills it on drop.
+//!
+//! Needs `qemu-system-arm` and the `thumbv7em-none-eabihf` target; builds the
+//! firmware (`firmware/`, its own cargo workspace) in release if needed.
+//! Lives in the root `tests` crate (dev-dependencies: llv-core, flate2).
+
+use std::io::Read;
+use std::net::UdpSocket;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use llv_core::packet::Packet;
+
+/// Nominal frame rate of the example take (its frame times are at 60 fps).
+const FPS: f64 = 60.0;
+/// Allowed rate error.
+const RATE_TOLERANCE: f64 = 0.02;
+/// Whole-run bound for QEMU (boot, 3.1 s of playback, exit).
+const QEMU_TIMEOUT: Duration = Duration::from_secs(60);
+/// Bound for building the firmware.
+const BUILD_TIMEOUT: Duration = Duration::from_secs(900);
+
+fn repo_root() -> PathBuf {
+    // This file runs from the root `tests` crate: its parent is the repo.
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .find(|dir| dir.join("firmware/Cargo.toml").is_file())
+        .expect("repository root with firmware/")
+        .to_path_buf()
+}
+
+/// Kills and reaps the child process when dropped, whatever happened.
+struct KillOnDrop(Child);
+
+impl KillOnDrop {
+    /// Waits for the process at most `limit`; None if it is still running.
+    fn wait_for(&mut self, limit: Duration) -> Option<ExitStatus> {
+        let end = Instant::now() + limit;
+        while Instant::now() < end {
+            if let Some(status) = self.0.try_wait().expect("try_wait") {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Builds the QEMU firmware in release (a no-op when up to date) and returns the ELF.
+fn build_firmware(root: &Path) -> PathBuf {
+    let firmware = root.join("firmware");
+    let target_dir = firmware.join("target");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let child = Command::new(cargo)
+        .args(["build", "--release", "-p", "llv-box-qemu"])
+        .current_dir(&firmware)
+        .env("CARGO_TARGET_DIR", &target_dir)
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("run cargo for the firmware");
+    let mut build = KillOnDrop(child);
+    let status = build
+        .wait_for(BUILD_TIMEOUT)
+        .expect("firmware build timed out");
+    assert!(status.success(), "firmware build failed: {status}");
+    let elf = target_dir.join("thumbv7em-none-eabihf/release/llv-box-qemu");
+    assert!(elf.is_file(), "no firmware at {}", elf.display());
+    elf
+}
+
+/// The packets of an LLV 1.1+ recording (gzip: u8 version 6, u32 BE count,
+/// then u32 BE length + packet per frame).
+fn read_llv(path: &Path) -> Vec<Vec<u8>> {
+    let mut raw = Vec::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(path).expect("open take"))
+        .read_to_end(&mut raw)
+        .expect("gunzip take");
+    assert_eq!(raw[0], 6, "LLV version");
+    let count = u32::from_be_bytes(raw[1..5].try_into().unwrap()) as usize;
+    let mut at = 5;
+    let mut packets = Vec::with_capacity(count);
+    for _ in 0..count {
+        let len = u32::from_be_bytes(raw[at..at + 4].try_into().unwrap()) as usize;
+        packets.push(raw[at + 4..at + 4 + len].to_vec());
+        at += 4 + len;
+    }
+    assert_eq!(at, raw.len(), "trailing bytes in the take");
+    packets
+}
+
+/// Seconds of frame `packet` at its own frame rate (frame number + subframe).
+fn frame_seconds(packet: &[u8]) -> f64 {
+    let time = Packet::new_checked(packet)
+        .expect("valid face packet")
+        .time();
+    (f64::from(time.frame_number) + f64::from(time.subframe)) * f64::from(time.rate.denominator)
+        / f64::from(time.rate.numerator)
+}
+
+/// Slope of the least-squares line through `points`.
+fn least_squares_slope(points: &[(f64, f64)]) -> f64 {
+    let n = points.len() as f64;
+    let (mx, my) = points
+        .iter()
+        .fold((0.0, 0.0), |(sx, sy), (x, y)| (sx + x / n, sy + y / n));
+    let sxy: f64 = points.iter().map(|(x, y)| (x - mx) * (y - my)).sum();
+    let sxx: f64 = points.iter().map(|(x, _)| (x - mx) * (x - mx)).sum();
+    sxy / sxx
+}
+
+/// Boots the firmware with `append` as its command line and collects what
+/// arrives on `socket` until QEMU has exited and the socket is quiet.
+fn run_box(
+    elf: &Path,
+    append: &str,
+    socket: &UdpSocket,
+    max_packets: usize,
+) -> (Vec<(Instant, Vec<u8>)>, ExitStatus) {
+    let child = Command::new("qemu-system-arm")
+        .args([
+            "-M",
+            "mps2-an386",
+            "-nographic",
+            "-monitor",
+            "none",
+            "-serial",
+            "none",
+        ])
+        .args(["-semihosting-config", "enable=on,target=native"])
+        .args(["-nic", "user,model=lan9118"])
+        .arg("-kernel")
+        .arg(elf)
+        .args(["-append", append])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start qemu-system-arm (apt-get install qemu-system-arm)");
+    let mut qemu = KillOnDrop(child);
+    socket
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
+    let end = Instant::now() + QEMU_TIMEOUT;
+    let mut received = Vec::new();
+    let mut buf = [0u8; 2048];
+    let mut exited: Option<(ExitStatus, Instant)> = None;
+    while Instant::now() < end && received.len() < max_packets {
+        match socket.recv(&mut buf) {
+            Ok(n) => received.push((Instant::now(), buf[..n].to_vec())),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(e) => panic!("recv: {e}"),
+        }
+        if exited.is_none() {
+            if let Some(status) = qemu.0.try_wait().expect("try_wait") {
+                exited = Some((status, Instant::now()));
+            }
+        }
+        // After QEMU is gone, drain for half a second more.
+        if let Some((_, at)) = exited {
+            if at.elapsed() > Duration::from_millis(500) {
+                break;
+            }
+        }
+    }
+    let status = match exited {
+        Some((status, _)) => status,
+        None => qemu.wait_for(Duration::from_secs(5)).unwrap_or_else(|| {
+            panic!(
+                "QEMU did not exit within {QEMU_TIMEOUT:?} ({} packets received)",
+                received.len()
+            )
+        }),
+    };
+    (received, status)
+}
+
+#[test]
+fn box_loops_forever_until_stopped() {
+    let root = repo_root();
+    let expected = read_llv(&root.join("examples/dao.gesichter"));
+    let elf = build_firmware(&root);
+    let socket = UdpSocket::bind("127.0.0.1:0").expect("bind a local UDP port");
+    let port = socket.local_addr().unwrap().port();
+    let child = Command::new("qemu-system-arm")
+        .args(["-M", "mps2-an386", "-nographic"])
+        .args(["-semihosting-config", "enable=on,target=native"])
+        .args(["-nic", "user,model=lan9118"])
+        .arg("-kernel")
+        .arg(&elf)
+        .args(["-append", &format!("targets=10.0.2.2:{port} loop=forever")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("start qemu-system-arm");
+    let mut qemu = KillOnDrop(child);
+    socket
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
+    // Two passes and a bit: the third pass starts with frame 0 again.
+    let want = 2 * expected.len() + 20;
+    let mut received = Vec::new();
+    let mut buf = [0u8; 2048];
+    let end = Instant::now() + QEMU_TIMEOUT;
+    while Instant::now() < end && received.len() < want {
+        if let Ok(n) = socket.recv(&mut buf) {
+            received.push(buf[..n].to_vec());
+        }
+    }
+    assert_eq!(received.len(), want, "frames before the time limit");
+    assert!(
+        qemu.0.try_wait().expect("try_wait").is_none(),
+        "a box with loop=forever is still playing"
+    );
+    for (i, got) in received.iter().enumerate() {
+        assert!(got == &expected[i % expected.len()], "frame {i} differs");
+    }
+    // Dropping the guard kills QEMU.
+}
+
+#[test]
+fn box_streams_the_builtin_take_under_qemu() {
+    let root = repo_root();
+    let expected = read_llv(&root.join("examples/dao.gesichter"));
+    let elf = build_firmware(&root);
+
+    let socket = UdpSocket::bind("127.0.0.1:0").expect("bind a local UDP port");
+    let port = socket.local_addr().unwrap().port();
+    let (received, status) = run_box(
+        &elf,
+        &format!("targets=10.0.2.2:{port}"),
+        &socket,
+        expected.len() + 10,
+    );
+
+    assert!(status.success(), "firmware exit status {status}");
+    assert_eq!(received.len(), expected.len(), "frame count");
+    for (i, ((_, got), want)) in received.iter().zip(&expected).enumerate() {
+        assert!(
+            got == want,
+            "frame {i} differs ({} vs {} bytes)",
+            got.len(),
+            want.len()
+        );
+    }
+
+    // Rate over consecutive frames (frame numbers one apart: the take has
+    // one gap where the phone skipped frames).
+    let mut sum = 0.0;
+    let mut n = 0u32;
+    for (i, pair) in received.windows(2).enumerate() {
+        let step = frame_seconds(&expected[i + 1]) - frame_seconds(&expected[i]);
+        if (step * FPS - 1.0).abs() < 0.1 {
+            sum += pair[1].0.duration_since(pair[0].0).as_secs_f64();
+            n += 1;
+        }
+    }
+    assert!(n > 100, "too few consecutive frames: {n}");
+    let rate = f64::from(n) / sum;
+    assert!(
+        (rate / FPS - 1.0).abs() < RATE_TOLERANCE,
+        "arrival rate {rate:.3} fps, want 60 within 2 %"
+    );
+
+    // And over the whole take against the take's own schedule: the
+    // least-squares slope of arrival over scheduled time (one late frame
+    // barely moves it; a drifting clock would).
+    let t0 = received[0].0;
+    let points: Vec<(f64, f64)> = received
+        .iter()
+        .zip(&expected)
+        .map(|((at, _), packet)| {
+            (
+                frame_seconds(packet) - frame_seconds(&expected[0]),
+                at.duration_since(t0).as_secs_f64(),
+            )
+        })
+        .collect();
+    let slope = least_squares_slope(&points);
+    assert!(
+        (slope - 1.0).abs() < RATE_TOLERANCE,
+        "arrival time / scheduled time = {slope:.5}"
+    );
+}
+
+#[test]
+fn box_sends_to_two_targets_and_loops() {
+    let root = repo_root();
+    let expected = read_llv(&root.join("examples/dao.gesichter"));
+    let elf = build_firmware(&root);
+    let a = UdpSocket::bind("127.0.0.1:0").expect("bind a local UDP port");
+    let b = UdpSocket::bind("127.0.0.1:0").expect("bind a local UDP port");
+    let (port_a, port_b) = (
+        a.local_addr().unwrap().port(),
+        b.local_addr().unwrap().port(),
+    );
+    let frames = 2 * expected.len();
+    // The second target is read on its own thread, bounded in count and time.
+    let second = std::thread::spawn(move || {
+        b.set_read_timeout(Some(Duration::from_millis(100)))
+            .unwrap();
+        let mut received = Vec::new();
+        let mut buf = [0u8; 2048];
+        let end = Instant::now() + QEMU_TIMEOUT;
+        while Instant::now() < end && received.len() < frames {
+            if let Ok(n) = b.recv(&mut buf) {
+                received.push(buf[..n].to_vec());
+            }
+        }
+        received
+    });
+    let append = format!("targets=10.0.2.2:{port_a},10.0.2.2:{port_b} loop=2");
+    let (received_a, status) = run_box(&elf, &append, &a, frames);
+    assert!(status.success(), "firmware exit status {status}");
+    let received_b = second.join().expect("second receiver");
+
+    let want: Vec<&Vec<u8>> = expected.iter().chain(&expected).collect();
+    assert_eq!(received_a.len(), want.len(), "frames at the first target");
+    assert_eq!(received_b.len(), want.len(), "frames at the second target");
+    for (i, want) in want.iter().enumerate() {
+        assert!(&&received_a[i].1 == want, "first target, frame {i} differs");
+        assert!(&&received_b[i] == want, "second target, frame {i} differs");
+    }
+    // The second pass starts one frame after the first pass's last frame.
+    let n = expected.len();
+    let wrap = received_a[n]
+        .0
+        .duration_since(received_a[n - 1].0)
+        .as_secs_f64();
+    assert!(
+        (wrap * FPS - 1.0).abs() < 0.5,
+        "loop wrap interval {wrap:.4} s"
+    );
+}
+
+#[test]
+fn box_refuses_a_bad_command_line() {
+    let root = repo_root();
+    let elf = build_firmware(&root);
+    let socket = UdpSocket::bind("127.0.0.1:0").expect("bind a local UDP port");
+    let (received, status) = run_box(&elf, "targets=10.0.2.2 loop=2", &socket, 1);
+    assert!(received.is_empty(), "nothing is sent");
+    assert_eq!(
+        status.code(),
+        Some(2),
+        "exit status 2 for a bad command line"
+    );
+}
