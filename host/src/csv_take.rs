@@ -278,6 +278,18 @@ pub fn subject_from_file_name(stem: &str) -> String {
     stem.to_string()
 }
 
+/// The timecode of frame `index` (0-based), or an error naming the frame.
+pub fn timecode(index: usize, time: &FrameTime) -> Result<Timecode> {
+    time.timecode().ok_or_else(|| {
+        anyhow!(
+            "frame {}: frame {} at rate {} has no timecode",
+            index + 1,
+            time.frame_number,
+            time.rate
+        )
+    })
+}
+
 /// Writes packets as a CSV take in the app's layout, which Unreal's
 /// LiveLinkFaceImporter reads: its header, `HH:MM:SS:FF.fff`, 10 decimals.
 pub fn export<'a>(packets: impl IntoIterator<Item = &'a [u8]>, out: &mut dyn Write) -> Result<()> {
@@ -290,14 +302,7 @@ pub fn export<'a>(packets: impl IntoIterator<Item = &'a [u8]>, out: &mut dyn Wri
     let mut line = String::with_capacity(1024);
     for (i, packet) in packets.into_iter().enumerate() {
         let frame = FaceFrame::decode(packet).map_err(|e| anyhow!("frame {}: {e}", i + 1))?;
-        let tc = frame.time.timecode().ok_or_else(|| {
-            anyhow!(
-                "frame {}: frame {} at rate {} has no timecode",
-                i + 1,
-                frame.time.frame_number,
-                frame.time.rate
-            )
-        })?;
+        let tc = timecode(i, &frame.time)?;
         line.clear();
         write!(line, "{tc},{COUNT}")?;
         for &shape in &order {

@@ -17,7 +17,7 @@ use llv_core::blendshape::COUNT;
 
 use llv_core::time::{FrameTime, Timecode};
 
-use crate::csv_take::{CsvArgs, ImportOptions};
+use crate::csv_take::{self, CsvArgs, ImportOptions};
 use crate::pose_asset::PoseAsset;
 use crate::recording;
 
@@ -141,14 +141,7 @@ pub fn write_curves(frames: &[Frame], map: &Retargeter, out: &mut impl Write) ->
     let mut values = vec![0.0; map.curves().len()];
     let mut line = String::with_capacity(16 * values.len());
     for (i, frame) in frames.iter().enumerate() {
-        let tc = frame.time.timecode().ok_or_else(|| {
-            anyhow!(
-                "frame {}: frame {} at rate {} has no timecode",
-                i + 1,
-                frame.time.frame_number,
-                frame.time.rate
-            )
-        })?;
+        let tc = csv_take::timecode(i, &frame.time)?;
         map.apply(&frame.shapes, &mut values);
         line.clear();
         write!(line, "{tc}")?;

@@ -1,34 +1,19 @@
 //! LLV's legacy recordings (FORMATS 3c), read-only: one line per frame, each
 //! the base64 of a clear-JSON frame object.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
 use super::clear::ClearFrame;
+use super::each_line;
 use crate::take::Take;
 
 /// Reads every line; errors name file, line and field. An unterminated last
 /// line that does not decode is a warning (a killed recording) and is skipped.
 pub fn read(name: &str, bytes: &[u8], warnings: &mut Vec<String>) -> Result<Take> {
     let mut take = Take::with_capacity(bytes.len() / 3000);
-    let lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
-    let last = lines.len() - 1;
-    for (index, raw) in lines.iter().enumerate() {
-        let number = index + 1;
-        let text = raw.trim_ascii();
-        if text.is_empty() || text.starts_with(b"#") {
-            continue;
-        }
-        match frame_line(text, &mut take) {
-            Ok(()) => {}
-            Err(e) if index == last => warnings.push(format!(
-                "{name}: line {number}: partial last line ({} characters, no line end) skipped: {e}",
-                text.len()
-            )),
-            Err(e) => bail!("{name}: line {number}: {e}"),
-        }
-    }
+    each_line(name, bytes, warnings, |text| frame_line(text, &mut take))?;
     Ok(take)
 }
 

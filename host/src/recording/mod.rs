@@ -80,6 +80,34 @@ fn decode(name: &str, bytes: &[u8], file: Option<&Path>, csv: &ImportOptions) ->
     })
 }
 
+/// Runs `frame` on every line of a line-based recording, skipping blank and `#`
+/// lines. A failing line is an error naming file and line, except an unterminated
+/// last line (a killed recording), which becomes a warning and is skipped.
+fn each_line(
+    name: &str,
+    bytes: &[u8],
+    warnings: &mut Vec<String>,
+    mut frame: impl FnMut(&[u8]) -> Result<(), String>,
+) -> Result<()> {
+    let mut lines = bytes.split(|b| *b == b'\n').enumerate().peekable();
+    while let Some((index, raw)) = lines.next() {
+        let number = index + 1;
+        let text = raw.trim_ascii();
+        if text.is_empty() || text.starts_with(b"#") {
+            continue;
+        }
+        match frame(text) {
+            Ok(()) => {}
+            Err(e) if lines.peek().is_none() => warnings.push(format!(
+                "{name}: line {number}: partial last line ({} characters, no line end) skipped: {e}",
+                text.len()
+            )),
+            Err(e) => anyhow::bail!("{name}: line {number}: {e}"),
+        }
+    }
+    Ok(())
+}
+
 /// Options that only some output formats use.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct WriteOptions {

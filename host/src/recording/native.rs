@@ -2,10 +2,11 @@
 
 use std::io::{self, Write};
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use llv_core::line::{self, MAX_LINE_LEN};
 use llv_core::packet::MAX_LEN;
 
+use super::each_line;
 use crate::take::Take;
 
 /// Reads every line; a bad line is an error naming file, line and field, except an
@@ -13,26 +14,10 @@ use crate::take::Take;
 pub fn read(name: &str, bytes: &[u8], warnings: &mut Vec<String>) -> Result<Take> {
     let mut take = Take::with_capacity(bytes.len() / 430);
     let mut packet = [0u8; MAX_LEN];
-    let lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
-    let last = lines.len() - 1;
-    for (index, raw) in lines.iter().enumerate() {
-        let number = index + 1;
-        let text = raw.strip_suffix(b"\r").unwrap_or(raw);
-        if text.trim_ascii().is_empty() || text.starts_with(b"#") {
-            continue;
-        }
-        let result = line::decode(text, &mut packet)
-            .map_err(|e| e.to_string())
-            .and_then(|p| take.push(p).map_err(|e| e.to_string()));
-        match result {
-            Ok(()) => {}
-            Err(e) if index == last => warnings.push(format!(
-                "{name}: line {number}: partial last line ({} characters, no line end) skipped: {e}",
-                text.len()
-            )),
-            Err(e) => bail!("{name}: line {number}: {e}"),
-        }
-    }
+    each_line(name, bytes, warnings, |text| {
+        let decoded = line::decode(text, &mut packet).map_err(|e| e.to_string())?;
+        take.push(decoded).map_err(|e| e.to_string())
+    })?;
     Ok(take)
 }
 
