@@ -179,59 +179,30 @@ impl<'a> Cursor<'a> {
 
     /// An integer in JSON's grammar that fits `T` (not `-0`, which JSON readers take as a float).
     fn int<T: TryFrom<i64>>(&mut self) -> Option<T> {
-        let token = self.number()?;
-        let (negative, digits) = match token.strip_prefix(b"-") {
-            Some(digits) => (true, digits),
-            None => (false, token),
-        };
-        if digits.len() > 18 || (negative && digits == b"0") {
+        let text = self.rest();
+        let negative = text.first() == Some(&b'-');
+        let unsigned = &text[usize::from(negative)..];
+        let len = digits(unsigned);
+        let digits = &unsigned[..len];
+        if len == 0 || len > 18 || (len > 1 && digits[0] == b'0') || (negative && digits == b"0") {
             return None;
         }
-        let mut value = 0i64;
-        for &digit in digits {
-            if !digit.is_ascii_digit() {
-                return None;
-            }
-            value = value * 10 + i64::from(digit - b'0');
-        }
+        let value = digits
+            .iter()
+            .fold(0i64, |value, digit| value * 10 + i64::from(digit - b'0'));
+        self.at += usize::from(negative) + len;
         T::try_from(if negative { -value } else { value }).ok()
     }
 
-    /// A finite number, rounded to f64 and then to f32 as the general reader does.
+    /// A finite number in JSON's grammar, rounded to f64 and then to f32 as the general reader does.
     fn float(&mut self) -> Option<f32> {
-        let value: f64 = fast_float2::parse(self.number()?).ok()?;
-        value.is_finite().then_some(value as f32)
-    }
-
-    /// The text of a number in JSON's grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
-    fn number(&mut self) -> Option<&'a [u8]> {
         let text = self.rest();
-        let mut len = usize::from(text.first() == Some(&b'-'));
-        let int = digits(&text[len..]);
-        if int == 0 || (int > 1 && text[len] == b'0') {
+        let (value, len): (f64, usize) = fast_float2::parse_partial(text).ok()?;
+        if !is_json_number(&text[..len]) || !value.is_finite() {
             return None;
         }
-        len += int;
-        if text.get(len) == Some(&b'.') {
-            let fraction = digits(&text[len + 1..]);
-            if fraction == 0 {
-                return None;
-            }
-            len += 1 + fraction;
-        }
-        if matches!(text.get(len), Some(b'e' | b'E')) {
-            len += 1;
-            if matches!(text.get(len), Some(b'+' | b'-')) {
-                len += 1;
-            }
-            let exponent = digits(&text[len..]);
-            if exponent == 0 {
-                return None;
-            }
-            len += exponent;
-        }
         self.at += len;
-        Some(&text[..len])
+        Some(value as f32)
     }
 
     /// A JSON string: borrowed when it holds no escape, else decoded by serde_json.
@@ -259,11 +230,20 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// Whether a number fast-float2 read is one in JSON's grammar,
+/// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`: fast-float2 also
+/// reads `+1`, `.5`, `1.`, `1.e5`, `01`, `inf` and `nan` (an `e` without digits it leaves unread).
+fn is_json_number(token: &[u8]) -> bool {
+    let unsigned = token.strip_prefix(b"-").unwrap_or(token);
+    let int = digits(unsigned);
+    let fraction_ok =
+        unsigned.get(int) != Some(&b'.') || unsigned.get(int + 1).is_some_and(u8::is_ascii_digit);
+    int > 0 && (int == 1 || unsigned[0] != b'0') && fraction_ok
+}
+
 /// How many ASCII digits `text` starts with.
 fn digits(text: &[u8]) -> usize {
-    let mut count = 0;
-    while count < text.len() && text[count].is_ascii_digit() {
-        count += 1;
-    }
-    count
+    text.iter()
+        .position(|b| !b.is_ascii_digit())
+        .unwrap_or(text.len())
 }
