@@ -1,5 +1,8 @@
 //! Clear JSON files (FORMATS 3d), LLV-compatible both ways: the writer prints
 //! exactly what LLV's `unpack` prints; the reader places blendshapes by name.
+//! Both spread the frames over the cores. A file in LLV's exact layout is read
+//! by the layout parser of [`super::clear_layout`]; any other, or one with a
+//! fault, by serde_json, whose errors name the frame, field and position.
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -218,7 +221,7 @@ impl<'de> Visitor<'de> for FramesSeed<'_> {
 }
 
 /// Frames a worker prints at a time.
-const WRITE_CHUNK: usize = 1024;
+const WRITE_CHUNK: usize = 128;
 /// Bytes of frames a worker reads at a time.
 const READ_PIECE: usize = 1 << 20;
 
