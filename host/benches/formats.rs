@@ -1,5 +1,6 @@
 //! Unpack / pack throughput on a 200 000-frame take through files:
 //! `cargo bench -p llv --bench formats`. Also times the native and LLV formats.
+//! Clear JSON uses every core, so its figures scale with the cores free.
 
 mod common;
 

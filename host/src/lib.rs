@@ -9,6 +9,7 @@ pub mod convert;
 pub mod csv_take;
 pub mod flash;
 pub mod info;
+pub mod parallel;
 pub mod play;
 pub mod pose_asset;
 pub mod record;

@@ -35,6 +35,13 @@ impl Take {
         }
     }
 
+    /// Moves the frames of `other` to the end of this take.
+    pub fn append(&mut self, other: Take) {
+        let base = self.data.len();
+        self.data.extend_from_slice(&other.data);
+        self.ends.extend(other.ends.iter().map(|end| end + base));
+    }
+
     /// Number of frames.
     pub fn len(&self) -> usize {
         self.ends.len()

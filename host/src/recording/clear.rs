@@ -1,5 +1,8 @@
 //! Clear JSON files (FORMATS 3d), LLV-compatible both ways: the writer prints
 //! exactly what LLV's `unpack` prints; the reader places blendshapes by name.
+//! Both spread the frames over the cores. A file in LLV's exact layout is read
+//! by the layout parser of [`super::clear_layout`]; any other, or one with a
+//! fault, by serde_json, whose errors name the frame, field and position.
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -7,15 +10,16 @@ use std::fmt;
 use std::io::{self, Write};
 
 use anyhow::{bail, Result};
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine;
 use llv_core::blendshape::{index_of, COUNT, NAMES};
 use llv_core::packet::{FaceFrame, Packet, MAX_LEN};
 use llv_core::time::{FrameRate, FrameTime};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use super::pyrepr::{push_float, push_string};
+use memchr::memmem;
+
+use super::clear_layout as layout;
+use crate::parallel::map_ordered;
 use crate::take::Take;
 
 /// One frame object of a clear file (also a line of LLV's legacy format).
@@ -216,8 +220,72 @@ impl<'de> Visitor<'de> for FramesSeed<'_> {
     }
 }
 
+/// Frames a worker prints at a time.
+const WRITE_CHUNK: usize = 128;
+/// Bytes of frames a worker reads at a time.
+const READ_PIECE: usize = 1 << 20;
+
 /// Reads a clear file; errors name the frame index, the field and the JSON position.
 pub fn read(name: &str, bytes: &[u8], warnings: &mut Vec<String>) -> Result<Take> {
+    let (count, take) = match read_layout(bytes) {
+        Some(read) => read,
+        None => read_any_layout(name, bytes)?,
+    };
+    if let Some(count) = count.filter(|c| *c != take.len() as u64) {
+        warnings.push(format!(
+            "{name}: \"count\" says {count} frames, file holds {}",
+            take.len()
+        ));
+    }
+    Ok(take)
+}
+
+/// Reads a file in LLV's exact layout, its frames spread over the cores;
+/// `None` if the file differs from the layout anywhere.
+fn read_layout(bytes: &[u8]) -> Option<(Option<u64>, Take)> {
+    let text = trim_whitespace(bytes);
+    let (count, start) = layout::parse_file_start(text)?;
+    let frames = text[start..].strip_suffix(layout::FILE_END)?;
+    let pieces = split_frames(frames, READ_PIECE);
+    let mut take = Take::with_capacity(bytes.len() / 2300);
+    let parse = |piece: usize| layout::parse_frames(pieces[piece]);
+    map_ordered(pieces.len(), parse, |piece| {
+        piece.map(|p| take.append(p)).ok_or(())
+    })
+    .ok()?;
+    Some((Some(count), take))
+}
+
+/// `text` without JSON whitespace around it.
+fn trim_whitespace(text: &[u8]) -> &[u8] {
+    let space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let start = text.iter().position(|b| !space(b)).unwrap_or(text.len());
+    let end = text
+        .iter()
+        .rposition(|b| !space(b))
+        .map_or(start, |at| at + 1);
+    &text[start..end]
+}
+
+/// Cuts `frames` into pieces of about `size` bytes between two frames, dropping
+/// the separators; a cut in the wrong place only makes a piece fail to parse.
+fn split_frames(frames: &[u8], size: usize) -> Vec<&[u8]> {
+    let mut pieces = Vec::with_capacity(frames.len() / size + 1);
+    let mut rest = frames;
+    while rest.len() > size {
+        let Some(at) = memmem::find(&rest[size..], layout::FRAME_BOUNDARY) else {
+            break;
+        };
+        let cut = size + at + 1;
+        pieces.push(&rest[..cut]);
+        rest = &rest[cut + layout::FRAME_SEPARATOR.len()..];
+    }
+    pieces.push(rest);
+    pieces
+}
+
+/// Reads a clear file of any JSON layout with serde_json, frame by frame.
+fn read_any_layout(name: &str, bytes: &[u8]) -> Result<(Option<u64>, Take)> {
     let mut take = Take::with_capacity(bytes.len() / 2300);
     let current = Cell::new(None);
     let mut de = serde_json::Deserializer::from_slice(bytes);
@@ -228,80 +296,37 @@ pub fn read(name: &str, bytes: &[u8], warnings: &mut Vec<String>) -> Result<Take
         })
         .and_then(|count| de.end().map(|()| count));
     match (result, current.get()) {
-        (Ok(count), _) => {
-            if let Some(count) = count.filter(|c| *c != take.len() as u64) {
-                warnings.push(format!(
-                    "{name}: \"count\" says {count} frames, file holds {}",
-                    take.len()
-                ));
-            }
-            Ok(take)
-        }
+        (Ok(count), _) => Ok((count, take)),
         (Err(e), Some(index)) => bail!("{name}: frame {index}: {e}"),
         (Err(e), None) => bail!("{name}: {e}"),
     }
 }
 
-/// Writes the take as LLV's `unpack` does; `retain_raw` adds each raw packet.
+/// Writes the take as LLV's `unpack` does, chunks of frames printed in
+/// parallel; `retain_raw` adds each raw packet.
 pub fn write(take: &Take, out: &mut dyn Write, retain_raw: bool) -> io::Result<()> {
-    let mut buf = Vec::with_capacity(1 << 17);
-    write!(buf, "{{\"count\": {}, \"frames\": [", take.len())?;
-    for (index, packet) in take.frames().enumerate() {
-        if index > 0 {
-            buf.push(b',');
-        }
-        push_frame(&mut buf, &packet, retain_raw);
-        if buf.len() > 1 << 16 {
-            out.write_all(&buf)?;
-            buf.clear();
-        }
-    }
-    buf.extend_from_slice(b"]}");
-    out.write_all(&buf)
+    let mut start = layout::FILE_START.to_vec();
+    layout::push_int(&mut start, take.len());
+    start.extend_from_slice(layout::FRAMES_START);
+    out.write_all(&start)?;
+    let packets: Vec<&[u8]> = take.packets().collect();
+    let chunks: Vec<&[&[u8]]> = packets.chunks(WRITE_CHUNK).collect();
+    let print = |chunk: usize| print_frames(chunks[chunk], chunk == 0, retain_raw);
+    map_ordered(chunks.len(), print, |text| out.write_all(&text))?;
+    out.write_all(layout::FILE_END)
 }
 
-fn push_frame(buf: &mut Vec<u8>, packet: &Packet<'_>, retain_raw: bool) {
-    let header = packet.header();
-    let time = header.time;
-    buf.extend_from_slice(b"{\"version\":");
-    push_int(buf, i64::from(header.version));
-    buf.extend_from_slice(b", \"device_id\":");
-    push_string(buf, header.device_id);
-    buf.extend_from_slice(b", \"subject_name\":");
-    push_string(buf, header.subject);
-    buf.extend_from_slice(b", \"frame_time\":{\"frame_number\": ");
-    push_int(buf, i64::from(time.frame_number));
-    buf.extend_from_slice(b", \"sub_frame\": ");
-    push_float(buf, f64::from(time.subframe));
-    buf.extend_from_slice(b", \"numerator\": ");
-    push_int(buf, i64::from(time.rate.numerator));
-    buf.extend_from_slice(b", \"denominator\": ");
-    push_int(buf, i64::from(time.rate.denominator));
-    buf.extend_from_slice(b"}, \"blendshape_count\":61, \"blendshapes\": {");
-    for (index, value) in packet.blendshapes().enumerate() {
-        if index > 0 {
-            buf.extend_from_slice(b", ");
+/// Prints `packets` (all valid face packets), each after a separator but the file's first.
+fn print_frames(packets: &[&[u8]], first: bool, retain_raw: bool) -> Vec<u8> {
+    let mut text = Vec::with_capacity(packets.len() * 2400);
+    let frames = packets.iter().filter_map(|p| Packet::new_checked(p).ok());
+    for (index, packet) in frames.enumerate() {
+        if index > 0 || !first {
+            text.extend_from_slice(layout::FRAME_SEPARATOR);
         }
-        buf.push(b'"');
-        buf.extend_from_slice(NAMES[index].as_bytes());
-        buf.extend_from_slice(b"\": ");
-        push_float(buf, f64::from(value));
+        layout::push_frame(&mut text, &packet, retain_raw);
     }
-    buf.push(b'}');
-    if retain_raw {
-        let raw = packet.as_bytes();
-        buf.extend_from_slice(b", \"raw_frame\": { \"size\": ");
-        push_int(buf, raw.len() as i64);
-        buf.extend_from_slice(b", \"data\": \"");
-        buf.extend_from_slice(STANDARD.encode(raw).as_bytes());
-        buf.extend_from_slice(b"\" }");
-    }
-    buf.push(b'}');
-}
-
-fn push_int(buf: &mut Vec<u8>, value: i64) {
-    // Writing to a Vec cannot fail.
-    let _ = write!(buf, "{value}");
+    text
 }
 
 #[cfg(test)]
@@ -397,6 +422,80 @@ mod tests {
         let cut = &text[..text.len() - 40];
         let err = read_bytes("t", cut.as_bytes()).unwrap_err().to_string();
         assert!(err.starts_with("t: frame 1: EOF while parsing"), "{err}");
+    }
+
+    /// The layout reader's take, checked against the general reader's.
+    fn fast(text: &str) -> Option<Take> {
+        let fast = read_layout(text.as_bytes());
+        if let Some((count, take)) = &fast {
+            let (general_count, general) = read_any_layout("t", text.as_bytes()).unwrap();
+            assert_eq!((*count, take), (general_count, &general), "{text}");
+        }
+        fast.map(|(_, take)| take)
+    }
+
+    #[test]
+    fn printed_files_take_the_layout_reader_in_pieces() {
+        // Over READ_PIECE bytes, so the frames are split between workers.
+        let take = sample_take(1500);
+        for retain in [false, true] {
+            let text = clear(&take, retain);
+            assert!(text.len() > 3 * READ_PIECE);
+            assert_eq!(fast(&text).as_ref(), Some(&take));
+        }
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/dao.klare-gesichter"
+        );
+        let text = std::fs::read_to_string(fixture).unwrap();
+        assert_eq!(fast(&text).map(|t| t.len()), Some(180));
+        assert_eq!(
+            fast("{\"count\": 0, \"frames\": []}\n").map(|t| t.len()),
+            Some(0)
+        );
+    }
+
+    /// `text` with the first value of blendshape `name` spelled `value`.
+    fn with_value(text: &str, name: &str, value: &str) -> String {
+        let key = format!("\"{name}\": ");
+        let start = text.find(&key).unwrap() + key.len();
+        let end = start + text[start..].find(',').unwrap();
+        format!("{}{value}{}", &text[..start], &text[end..])
+    }
+
+    #[test]
+    fn layout_reader_gives_up_on_any_difference() {
+        let text = clear(&sample_take(2), false);
+        let same = [
+            text.replacen("\"Test\"", "\"T\\u00e9st\"", 1),
+            text.replacen("\"sub_frame\": 0.0", "\"sub_frame\": -0.0", 1),
+            text.replacen("\"sub_frame\": 0.0", "\"sub_frame\": 0", 1),
+            with_value(&text, "JawOpen", "1E-5"),
+            with_value(&text, "JawOpen", "-12.5e+2"),
+        ];
+        for variant in &same {
+            assert!(fast(variant).is_some(), "{variant}");
+        }
+        let differ = [
+            text.replacen("\"numerator\": 60", "\"numerator\": -0", 1),
+            with_value(&text, "JawOpen", "01"),
+            with_value(&text, "JawOpen", "NaN"),
+            with_value(&text, "JawOpen", "1e999"),
+            with_value(&text, "JawOpen", "1."),
+            with_value(&text, "JawOpen", "+1"),
+            with_value(&text, "JawOpen", ".5"),
+            with_value(&text, "JawOpen", "1.e5"),
+            with_value(&text, "JawOpen", "-inf"),
+            with_value(&text, "JawOpen", "1e"),
+            with_value(&text, "JawOpen", "-"),
+            text.replacen(", \"JawOpen\"", ",\"JawOpen\"", 1),
+            text.replacen("\"Test\"", "\"Te\tst\"", 1),
+            text.replacen("\"blendshape_count\":61", "\"blendshape_count\":60", 1),
+            text.replacen("},{", "}, {", 1),
+        ];
+        for variant in &differ {
+            assert!(fast(variant).is_none(), "{variant}");
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! JSON formats) and the packet field at fault.
 
 pub mod clear;
+pub mod clear_layout;
 pub mod format;
 pub mod legacy;
 pub mod llv;

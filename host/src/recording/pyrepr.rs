@@ -12,18 +12,17 @@ pub fn push_float(out: &mut Vec<u8>, value: f64) {
         });
         return;
     }
-    let mut buffer = ryu::Buffer::new();
+    let mut buffer = zmij::Buffer::new();
     let text = buffer.format_finite(value).as_bytes();
-    // ryu and Python agree on plain decimals from 1e-4 up to 1e16.
-    let unsigned = text.strip_prefix(b"-").unwrap_or(text);
-    if !text.contains(&b'e') && !unsigned.starts_with(b"0.0000") {
+    // zmij and Python both print plain decimals from 1e-4 up to 1e16 (and zero).
+    if value == 0.0 || (1e-4..1e16).contains(&value.abs()) {
         out.extend_from_slice(text);
-        return;
+    } else {
+        push_scientific(out, text);
     }
-    push_scientific(out, text);
 }
 
-/// Re-spells ryu's output in Python's layout from its digits and decimal point.
+/// Re-spells a shortest-digits number in Python's layout from its digits and decimal point.
 fn push_scientific(out: &mut Vec<u8>, text: &[u8]) {
     let (negative, text) = match text.strip_prefix(b"-") {
         Some(rest) => (true, rest),
@@ -33,22 +32,25 @@ fn push_scientific(out: &mut Vec<u8>, text: &[u8]) {
         Some(at) => (&text[..at], parse_exponent(&text[at + 1..])),
         None => (text, 0),
     };
-    let mut digits: Vec<u8> = Vec::with_capacity(20);
+    // At most 17 significant digits, plus leading zeros of "0.0000...".
+    let mut digits = [0u8; 32];
+    let mut len = 0;
     let mut point = None;
     for &b in mantissa {
         if b == b'.' {
-            point = Some(digits.len());
+            point = Some(len);
         } else {
-            digits.push(b);
+            digits[len] = b;
+            len += 1;
         }
     }
     // value = 0.DIGITS * 10^decpt
-    let mut decpt = point.unwrap_or(digits.len()) as i32 + exponent;
-    let leading = digits.iter().take_while(|d| **d == b'0').count();
-    digits.drain(..leading);
+    let mut decpt = point.unwrap_or(len) as i32 + exponent;
+    let leading = digits[..len].iter().take_while(|d| **d == b'0').count();
+    let mut digits = &digits[leading..len];
     decpt -= leading as i32;
-    while digits.last() == Some(&b'0') {
-        digits.pop();
+    while let Some(rest) = digits.strip_suffix(b"0") {
+        digits = rest;
     }
     if negative {
         out.push(b'-');
@@ -58,20 +60,7 @@ fn push_scientific(out: &mut Vec<u8>, text: &[u8]) {
         return;
     }
     if -4 < decpt && decpt <= 16 {
-        let n = digits.len() as i32;
-        if decpt <= 0 {
-            out.extend_from_slice(b"0.");
-            out.extend(std::iter::repeat_n(b'0', (-decpt) as usize));
-            out.extend_from_slice(&digits);
-        } else if decpt >= n {
-            out.extend_from_slice(&digits);
-            out.extend(std::iter::repeat_n(b'0', (decpt - n) as usize));
-            out.extend_from_slice(b".0");
-        } else {
-            out.extend_from_slice(&digits[..decpt as usize]);
-            out.push(b'.');
-            out.extend_from_slice(&digits[decpt as usize..]);
-        }
+        push_positional(out, digits, decpt);
         return;
     }
     out.push(digits[0]);
@@ -86,7 +75,26 @@ fn push_scientific(out: &mut Vec<u8>, text: &[u8]) {
     if magnitude < 10 {
         out.push(b'0');
     }
-    out.extend_from_slice(magnitude.to_string().as_bytes());
+    let mut itoa = itoa::Buffer::new();
+    out.extend_from_slice(itoa.format(magnitude).as_bytes());
+}
+
+/// Appends `0.DIGITS * 10^decpt` without an exponent (Python's range `-4 < decpt <= 16`).
+fn push_positional(out: &mut Vec<u8>, digits: &[u8], decpt: i32) {
+    let n = digits.len() as i32;
+    if decpt <= 0 {
+        out.extend_from_slice(b"0.");
+        out.extend(std::iter::repeat_n(b'0', (-decpt) as usize));
+        out.extend_from_slice(digits);
+    } else if decpt >= n {
+        out.extend_from_slice(digits);
+        out.extend(std::iter::repeat_n(b'0', (decpt - n) as usize));
+        out.extend_from_slice(b".0");
+    } else {
+        out.extend_from_slice(&digits[..decpt as usize]);
+        out.push(b'.');
+        out.extend_from_slice(&digits[decpt as usize..]);
+    }
 }
 
 fn parse_exponent(text: &[u8]) -> i32 {
