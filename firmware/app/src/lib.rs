@@ -8,13 +8,17 @@
 
 mod fmt;
 
+#[cfg(feature = "builtin")]
 pub mod builtin;
 pub mod config;
+pub mod control;
+pub mod device;
 pub mod net;
 pub mod player;
 pub mod session;
 pub mod sink;
 pub mod source;
+pub mod stored;
 
 pub use config::{BoxConfig, ConfigError, Loops};
 pub use player::{play, PlayError, PlayReport, StopSignal};
