@@ -1,9 +1,12 @@
-//! The control server: one TCP connection at a time on
-//! [`CONTROL_PORT`], each a [`Session`] over length-prefixed frames
-//! (docs/control-protocol.md). A garbled body gets an error response and the
-//! connection goes on; an oversized one is skipped and refused; a connection
-//! that stalls is dropped after [`IDLE_TIMEOUT`].
+//! The control server: [`LISTENERS`] TCP connections at a time on
+//! [`CONTROL_PORT`] (so a host reconnecting while the last connection closes
+//! is not refused), each a [`Session`] over length-prefixed frames
+//! (docs/control-protocol.md). Requests are handled one at a time under the
+//! store's mutex. A garbled body gets an error response and the connection
+//! goes on; an oversized one is skipped and refused; a connection that stalls
+//! is dropped after [`IDLE_TIMEOUT`].
 
+use embassy_futures::select::{select, Either};
 use embassy_net::tcp::TcpSocket;
 use embassy_net::Stack;
 use embassy_time::Duration;
@@ -19,21 +22,37 @@ use crate::stored::SharedStore;
 /// A connection silent this long is closed.
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Memory for the control connection.
-pub struct ControlBuffers {
-    rx: [u8; 4096],
-    tx: [u8; 2 * FRAME_BUF],
+/// Connections served at once.
+pub const LISTENERS: usize = 2;
+
+/// Memory for one control connection.
+struct Slot {
+    rx: [u8; MAX_FRAME],
+    tx: [u8; FRAME_BUF],
     body: [u8; MAX_FRAME],
     out: [u8; FRAME_BUF],
+}
+
+impl Slot {
+    const fn new() -> Self {
+        Slot {
+            rx: [0; MAX_FRAME],
+            tx: [0; FRAME_BUF],
+            body: [0; MAX_FRAME],
+            out: [0; FRAME_BUF],
+        }
+    }
+}
+
+/// Memory for the control connections.
+pub struct ControlBuffers {
+    slots: [Slot; LISTENERS],
 }
 
 impl ControlBuffers {
     pub const fn new() -> Self {
         ControlBuffers {
-            rx: [0; 4096],
-            tx: [0; 2 * FRAME_BUF],
-            body: [0; MAX_FRAME],
-            out: [0; FRAME_BUF],
+            slots: [Slot::new(), Slot::new()],
         }
     }
 }
@@ -68,13 +87,32 @@ async fn write_all(socket: &mut TcpSocket<'_>, mut buf: &[u8]) -> Result<(), Clo
     Ok(())
 }
 
-/// Serves control connections forever, one at a time.
+/// Serves control connections forever.
 pub async fn serve<F: NorFlash>(
     stack: Stack<'_>,
     store: &SharedStore<F>,
     state: &BoxState,
     firmware: &'static str,
     buffers: &mut ControlBuffers,
+) -> ! {
+    let [a, b] = &mut buffers.slots;
+    match select(
+        listen(stack, store, state, firmware, a),
+        listen(stack, store, state, firmware, b),
+    )
+    .await
+    {
+        Either::First(never) | Either::Second(never) => never,
+    }
+}
+
+/// Serves one connection after another on one socket.
+async fn listen<F: NorFlash>(
+    stack: Stack<'_>,
+    store: &SharedStore<F>,
+    state: &BoxState,
+    firmware: &'static str,
+    buffers: &mut Slot,
 ) -> ! {
     loop {
         let mut socket = TcpSocket::new(stack, &mut buffers.rx, &mut buffers.tx);

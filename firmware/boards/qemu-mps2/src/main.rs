@@ -40,8 +40,8 @@ use crate::executor::Executor;
 use crate::flash::FileFlash;
 use crate::lan9118::Lan9118;
 
-/// Sockets: DHCP, the player's UDP socket, the control connection, one spare.
-const SOCKETS: usize = 4;
+/// Sockets: DHCP, the player's UDP socket, the control connections, one spare.
+const SOCKETS: usize = 3 + llv_box::control::LISTENERS;
 
 /// Firmware name and version, as `Status` reports it.
 const FIRMWARE: &str = concat!("llv-box-qemu ", env!("CARGO_PKG_VERSION"));
