@@ -25,10 +25,13 @@ pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 /// Connections served at once.
 pub const LISTENERS: usize = 2;
 
+/// TCP receive and send buffer of one connection (frames pass through in parts).
+const SOCKET_BUF: usize = 1024;
+
 /// Memory for one control connection.
 struct Slot {
-    rx: [u8; MAX_FRAME],
-    tx: [u8; FRAME_BUF],
+    rx: [u8; SOCKET_BUF],
+    tx: [u8; SOCKET_BUF],
     body: [u8; MAX_FRAME],
     out: [u8; FRAME_BUF],
 }
@@ -36,8 +39,8 @@ struct Slot {
 impl Slot {
     const fn new() -> Self {
         Slot {
-            rx: [0; MAX_FRAME],
-            tx: [0; FRAME_BUF],
+            rx: [0; SOCKET_BUF],
+            tx: [0; SOCKET_BUF],
             body: [0; MAX_FRAME],
             out: [0; FRAME_BUF],
         }
