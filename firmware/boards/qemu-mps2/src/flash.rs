@@ -13,8 +13,8 @@ use semihosting::io::{Read, Seek, SeekFrom, Write};
 
 /// Erase block size.
 pub const BLOCK: usize = 4096;
-/// Flash size.
-pub const CAPACITY: usize = 1024 * 1024;
+/// Flash size (room for a take of `debug-all-blendshapes`, 1.2 MB, and more).
+pub const CAPACITY: usize = 4 * 1024 * 1024;
 
 /// Why a flash operation failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,7 +57,7 @@ impl FileFlash {
             .file
             .seek(SeekFrom::End(0))
             .map_err(|_| FlashError::Host)? as usize;
-        let ff = [0xFF; 256];
+        let ff = [0xFF; BLOCK];
         let mut at = len;
         while at < CAPACITY {
             let n = (CAPACITY - at).min(ff.len());
