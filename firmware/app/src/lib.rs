@@ -2,8 +2,11 @@
 //!
 //! A board crate brings up its clock, its network interface and an
 //! embassy-net [`Stack`](embassy_net::Stack), reads its command line, and then
-//! calls [`session::run`]: bring the network up ([`net`]), then play the stored take
-//! ([`player`]) to the configured targets ([`config`]).
+//! calls either [`session::run_store`] with its take store on NOR flash: bring
+//! the network up ([`net`]), autoplay, then play what the control server
+//! ([`control`], [`device`]) asks for from the store ([`stored`]); or
+//! [`session::run`]: play one take (the `builtin` one) to the configured
+//! targets ([`config`]).
 #![cfg_attr(not(test), no_std)]
 
 mod fmt;
