@@ -16,7 +16,7 @@ step() { printf '\n== firmware: %s\n' "$*"; }
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
-rustfmt --edition 2021 --check e2e/box_qemu.rs
+rustfmt --edition 2021 --check e2e/box_qemu.rs e2e/box_control.rs e2e/qemu.rs
 
 # One board per cargo invocation: the boards use different executors (see
 # Cargo.toml), which must not be feature-unified into one build.
@@ -26,7 +26,7 @@ step "build llv-box-nucleo (release)"
 cargo build --release -p llv-box-nucleo
 
 step "clippy llv-box (host, with tests)"
-cargo clippy -p llv-box --all-targets --target "$host" -- -D warnings
+cargo clippy -p llv-box --all-targets --features builtin --target "$host" -- -D warnings
 step "clippy llv-box-store (host, with tests; and for the board with defmt)"
 cargo clippy -p llv-box-store --all-targets --target "$host" -- -D warnings
 cargo clippy -p llv-box-store --features defmt -- -D warnings
@@ -36,7 +36,7 @@ step "clippy llv-box-nucleo"
 cargo clippy --release -p llv-box-nucleo --all-targets -- -D warnings
 
 step "test llv-box and llv-box-store on the host ($host)"
-cargo test -p llv-box -p llv-box-store --target "$host"
+cargo test -p llv-box -p llv-box-store --features llv-box/builtin --target "$host"
 
 step "NUCLEO-H743ZI2 image size"
 python3 tools/elf_size.py target/thumbv7em-none-eabihf/release/llv-box-nucleo

@@ -1,4 +1,5 @@
-//! Builds the take the firmware plays into a take image at compile time.
+//! Builds the take the firmware plays into a take image at compile time
+//! (feature `builtin` only).
 //!
 //! Input: an LLV 1.1+ recording (gzip of: u8 version 6, u32 BE frame count,
 //! then per frame a u32 BE length and the raw packet), by default the repo's
@@ -20,6 +21,9 @@ use llv_core::take::{image_len, ImageWriter, NAME_LEN};
 use llv_core::time::FrameRate;
 
 fn main() {
+    if env::var_os("CARGO_FEATURE_BUILTIN").is_none() {
+        return;
+    }
     println!("cargo:rerun-if-env-changed=LLV_BOX_TAKE");
     let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
     let input = env::var_os("LLV_BOX_TAKE")

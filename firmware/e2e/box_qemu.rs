@@ -15,11 +15,15 @@
 
 use std::io::Read;
 use std::net::UdpSocket;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use llv_core::packet::Packet;
+
+#[path = "qemu.rs"]
+mod qemu;
+use qemu::{build_firmware, repo_root, KillOnDrop};
 
 /// Nominal frame rate of the example take (its frame times are at 60 fps).
 const FPS: f64 = 60.0;
@@ -27,64 +31,6 @@ const FPS: f64 = 60.0;
 const RATE_TOLERANCE: f64 = 0.02;
 /// Whole-run bound for QEMU (boot, 3.1 s of playback, exit).
 const QEMU_TIMEOUT: Duration = Duration::from_secs(60);
-/// Bound for building the firmware.
-const BUILD_TIMEOUT: Duration = Duration::from_secs(900);
-
-fn repo_root() -> PathBuf {
-    // This file runs from the root `tests` crate: its parent is the repo.
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .find(|dir| dir.join("firmware/Cargo.toml").is_file())
-        .expect("repository root with firmware/")
-        .to_path_buf()
-}
-
-/// Kills and reaps the child process when dropped, whatever happened.
-struct KillOnDrop(Child);
-
-impl KillOnDrop {
-    /// Waits for the process at most `limit`; None if it is still running.
-    fn wait_for(&mut self, limit: Duration) -> Option<ExitStatus> {
-        let end = Instant::now() + limit;
-        while Instant::now() < end {
-            if let Some(status) = self.0.try_wait().expect("try_wait") {
-                return Some(status);
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        None
-    }
-}
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Builds the QEMU firmware in release (a no-op when up to date) and returns the ELF.
-fn build_firmware(root: &Path) -> PathBuf {
-    let firmware = root.join("firmware");
-    let target_dir = firmware.join("target");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let child = Command::new(cargo)
-        .args(["build", "--release", "-p", "llv-box-qemu"])
-        .current_dir(&firmware)
-        .env("CARGO_TARGET_DIR", &target_dir)
-        .stdin(Stdio::null())
-        .spawn()
-        .expect("run cargo for the firmware");
-    let mut build = KillOnDrop(child);
-    let status = build
-        .wait_for(BUILD_TIMEOUT)
-        .expect("firmware build timed out");
-    assert!(status.success(), "firmware build failed: {status}");
-    let elf = target_dir.join("thumbv7em-none-eabihf/release/llv-box-qemu");
-    assert!(elf.is_file(), "no firmware at {}", elf.display());
-    elf
-}
 
 /// The packets of an LLV 1.1+ recording (gzip: u8 version 6, u32 BE count,
 /// then u32 BE length + packet per frame).

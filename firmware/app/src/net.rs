@@ -1,9 +1,12 @@
 //! Network bring-up policy: DHCP first, a static address if no lease comes
 //! within the configured time (or straight away with `dhcp=off`).
 
+use core::net::Ipv4Addr;
 use embassy_net::{Config, ConfigV4, DhcpConfig, Ipv4Cidr, Stack, StaticConfigV4};
 use embassy_time::{with_timeout, Duration};
+
 use heapless::Vec;
+use llv_core::control::StaticAddress;
 
 use crate::config::{NetPolicy, StaticV4};
 use crate::fmt::{info, warning};
@@ -75,5 +78,22 @@ pub async fn bring_up(stack: Stack<'_>, policy: &NetPolicy) -> NetUp {
     NetUp {
         source: AddressSource::Static,
         address,
+    }
+}
+
+/// `policy` with the stored static address, if the settings hold one: that
+/// address is used instead of DHCP.
+pub fn with_stored_address(policy: NetPolicy, stored: Option<&StaticAddress>) -> NetPolicy {
+    match stored {
+        Some(s) => NetPolicy {
+            dhcp: false,
+            fallback: StaticV4 {
+                address: Ipv4Addr::from(s.ip),
+                prefix_len: s.prefix_len,
+                gateway: s.gateway.map(Ipv4Addr::from),
+            },
+            ..policy
+        },
+        None => policy,
     }
 }

@@ -1,13 +1,20 @@
-//! One power-up of the box: network up, then the configured playback.
+//! One power-up of the box: network up, then either the configured playback
+//! of one take ([`run`]) or the box with its store ([`run_store`]).
 
+use embassy_futures::select::{select, Either};
+use embassy_net::udp::BindError;
 use embassy_net::Stack;
+use embedded_storage_async::nor_flash::NorFlash;
 
-use crate::config::BoxConfig;
+use crate::config::{BoxConfig, NetPolicy};
+use crate::control::{serve, ControlBuffers};
+use crate::device::{autoplay, run_player, BoxState};
 use crate::fmt::{info, warning};
 use crate::net::{bring_up, NetUp};
 use crate::player::{play, PlayError, PlayReport, StopSignal};
 use crate::sink::{SocketBuffers, UdpSink};
 use crate::source::FrameSource;
+use crate::stored::SharedStore;
 
 /// How a session ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,4 +53,35 @@ pub async fn run<S: FrameSource>(
         );
     }
     Ok((up, report))
+}
+
+/// Brings the network up per `policy`, starts the autoplay take if the
+/// settings name one, then plays what is asked and serves control
+/// connections forever. Returns only if the UDP socket cannot be bound.
+pub async fn run_store<F: NorFlash>(
+    stack: Stack<'_>,
+    policy: &NetPolicy,
+    store: &SharedStore<F>,
+    firmware: &'static str,
+    buffers: &mut SocketBuffers,
+    control: &mut ControlBuffers,
+) -> BindError {
+    static STATE: BoxState = BoxState::new();
+    let up = bring_up(stack, policy).await;
+    info!("address {} ({})", up.address.address().octets(), up.source);
+    STATE.set_address(up.address.address());
+    let mut sink = match UdpSink::bind(stack, buffers) {
+        Ok(sink) => sink,
+        Err(e) => return e,
+    };
+    autoplay(store, &STATE).await;
+    info!("control port {}", llv_core::control::CONTROL_PORT);
+    match select(
+        run_player(store, &STATE, &mut sink),
+        serve(stack, store, &STATE, firmware, control),
+    )
+    .await
+    {
+        Either::First(never) | Either::Second(never) => never,
+    }
 }

@@ -266,7 +266,7 @@ fn take_error<E: core::fmt::Debug>(e: StoreError<E>, name: &str) -> Refusal {
     match e {
         StoreError::NotFound => (
             ErrorCode::NotFound,
-            detail(format_args!("no take named {name:?}")),
+            detail(format_args!("no take named \"{name}\"")),
         ),
         other => store_error(other),
     }

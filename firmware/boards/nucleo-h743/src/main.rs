@@ -1,24 +1,34 @@
 //! The llv playback box on a NUCLEO-H743ZI2: STM32H743 at 400 MHz from the
 //! ST-LINK's 8 MHz clock, LAN8742A PHY over RMII, defmt over RTT.
 //!
-//! The box has no console: its command line is fixed at build time, the
+//! Takes live in the store on internal flash bank 2 ([`STORE_REGION`]); they
+//! are uploaded with `llv flash` over the control port, and the settings'
+//! autoplay take plays at power-up to the settings' targets.
+//!
+//! The box has no console: its network policy is fixed at build time, the
 //! default below with the keys of `LLV_BOX_CMDLINE` (if set) applied on top,
-//! for example
-//! `LLV_BOX_CMDLINE="targets=192.168.1.20:11111 loop=forever" cargo build ...`.
+//! for example `LLV_BOX_CMDLINE="dhcp=off static=192.168.1.60/24" cargo build ...`;
+//! a static address stored in the settings wins over both.
 #![no_std]
 #![no_main]
 
 use core::net::{Ipv4Addr, SocketAddrV4};
 
+use embassy_embedded_hal::adapter::BlockingAsync;
 use embassy_executor::Spawner;
 use embassy_net::{Runner, Stack, StackResources};
 use embassy_stm32::bind_interrupts;
 use embassy_stm32::eth::{self, Ethernet, GenericPhy, PacketQueue, Sma};
+use embassy_stm32::flash::{Blocking, Flash};
 use embassy_stm32::peripherals::{ETH, ETH_SMA};
-use llv_box::config::StaticV4;
-use llv_box::session::{self, SessionError};
+use embassy_sync::mutex::Mutex;
+use llv_box::config::{NetPolicy, StaticV4};
+use llv_box::control::ControlBuffers;
+use llv_box::session;
 use llv_box::sink::SocketBuffers;
-use llv_box::{builtin, BoxConfig, StopSignal};
+use llv_box::stored::SharedStore;
+use llv_box::BoxConfig;
+use llv_box_store::Store;
 use static_cell::StaticCell;
 use {defmt_rtt as _, panic_probe as _};
 
@@ -28,8 +38,18 @@ bind_interrupts!(struct Irqs {
 
 type Device = Ethernet<'static, ETH, GenericPhy<Sma<'static, ETH_SMA>>>;
 
-/// Sockets: DHCP, the player's UDP socket, one spare.
-const SOCKETS: usize = 3;
+/// The internal flash, blocking, behind the async adapter the store needs.
+type BoxFlash = BlockingAsync<Flash<'static, Blocking>>;
+
+/// Sockets: DHCP, the player's UDP socket, the control connections, one spare.
+const SOCKETS: usize = 3 + llv_box::control::LISTENERS;
+
+/// The store: all of flash bank 2 (0x0810_0000, eight 128 KiB sectors), as
+/// offsets from the start of flash.
+const STORE_REGION: core::ops::Range<u32> = 0x10_0000..0x20_0000;
+
+/// Firmware name and version, as `Status` reports it.
+const FIRMWARE: &str = concat!("llv-box-nucleo ", env!("CARGO_PKG_VERSION"));
 
 /// Keys compiled in with `LLV_BOX_CMDLINE`, applied over [`default_config`].
 const BUILD_CMDLINE: &str = match option_env!("LLV_BOX_CMDLINE") {
@@ -37,7 +57,7 @@ const BUILD_CMDLINE: &str = match option_env!("LLV_BOX_CMDLINE") {
     None => "",
 };
 
-/// Plays once to 192.168.1.10:11111; DHCP, else 192.168.1.50/24.
+/// DHCP, else 192.168.1.50/24 (the targets are the stored settings').
 fn default_config() -> BoxConfig {
     BoxConfig::new(
         &[SocketAddrV4::new(Ipv4Addr::new(192, 168, 1, 10), 11111)],
@@ -48,8 +68,6 @@ fn default_config() -> BoxConfig {
         },
     )
 }
-
-static STOP: StopSignal = StopSignal::new();
 
 fn clocks() -> embassy_stm32::Config {
     use embassy_stm32::rcc::*;
@@ -84,13 +102,30 @@ async fn main(spawner: Spawner) {
         "llv-box on NUCLEO-H743ZI2, command line: {=str}",
         BUILD_CMDLINE
     );
-    let config = match default_config().apply(BUILD_CMDLINE) {
+    let mut config = match default_config().apply(BUILD_CMDLINE) {
         Ok(config) => config,
         Err(e) => {
             defmt::error!("command line: {}", e);
             return;
         }
     };
+
+    let flash = BlockingAsync::new(Flash::new_blocking(p.FLASH));
+    let store = match Store::mount(flash, STORE_REGION).await {
+        Ok(store) => store,
+        Err(e) => {
+            defmt::error!("store: {}", defmt::Display2Format(&e));
+            return;
+        }
+    };
+    defmt::info!(
+        "store mounted: {} takes, {} bytes free",
+        store.list().len(),
+        store.free_bytes()
+    );
+    config.net = llv_box::net::with_stored_address(config.net, store.settings().address.as_ref());
+    static STORE: StaticCell<SharedStore<BoxFlash>> = StaticCell::new();
+    let store = &*STORE.init(Mutex::new(store));
 
     // A stable, locally administered MAC from the chip's unique ID.
     let uid = embassy_stm32::uid::uid();
@@ -108,7 +143,7 @@ async fn main(spawner: Spawner) {
 
     // The Ethernet DMA cannot reach DTCM: embassy-stm32's memory.x puts RAM
     // (and so these statics) in AXI SRAM at 0x2400_0000.
-    static PACKETS: StaticCell<PacketQueue<4, 4>> = StaticCell::new();
+    static PACKETS: StaticCell<PacketQueue<4, 2>> = StaticCell::new();
     let packets = PACKETS.uninit();
     PacketQueue::init(packets);
     // SAFETY: `PacketQueue::init` fully initialised it (all zero is valid).
@@ -126,7 +161,7 @@ async fn main(spawner: Spawner) {
         seed,
     );
     spawner.spawn(net_task(runner).unwrap());
-    spawner.spawn(box_task(stack, config).unwrap());
+    spawner.spawn(box_task(stack, config.net, store).unwrap());
 }
 
 #[embassy_executor::task]
@@ -135,19 +170,11 @@ async fn net_task(mut runner: Runner<'static, Device>) -> ! {
 }
 
 #[embassy_executor::task]
-async fn box_task(stack: Stack<'static>, config: BoxConfig) {
-    let mut source = match builtin::take() {
-        Ok(source) => source,
-        Err(e) => {
-            defmt::error!("built-in take: {}", e);
-            return;
-        }
-    };
+async fn box_task(stack: Stack<'static>, net: NetPolicy, store: &'static SharedStore<BoxFlash>) {
     static BUFFERS: StaticCell<SocketBuffers> = StaticCell::new();
+    static CONTROL: StaticCell<ControlBuffers> = StaticCell::new();
     let buffers = BUFFERS.init(SocketBuffers::new());
-    match session::run(stack, &mut source, &config, buffers, &STOP).await {
-        Ok((_, report)) => defmt::info!("done: {}", report),
-        Err(SessionError::Bind) => defmt::error!("cannot bind the UDP socket"),
-        Err(SessionError::Play(e)) => defmt::error!("playback: {}", e),
-    }
+    let control = CONTROL.init(ControlBuffers::new());
+    let e = session::run_store(stack, &net, store, FIRMWARE, buffers, control).await;
+    defmt::error!("cannot bind the UDP socket: {}", e);
 }

@@ -1,35 +1,53 @@
 //! The llv playback box on QEMU's `mps2-an386` (Cortex-M4, SMSC LAN9118).
 //!
 //! Boot: clock, command line (`-append`), NIC, embassy-net, then the
-//! board-independent session of `llv-box`. When playback ends (and it does
-//! unless `loop=forever`), QEMU exits through semihosting with a status:
-//! 0 played, 1 playback failed, 2 bad command line, 3 no NIC, 4 some
-//! datagrams refused, 101 panic.
+//! board-independent session of `llv-box`.
+//!
+//! With `flash=PATH` on the command line, the box mounts its take store on
+//! that host file ([`flash::FileFlash`]), autoplays, and serves the control
+//! port until QEMU is stopped. Without it, the box plays the built-in take
+//! and, when playback ends (it does unless `loop=forever`), QEMU exits through
+//! semihosting with a status: 0 played, 1 playback failed, 2 bad command
+//! line, 3 no NIC, 4 some datagrams refused, 5 flash file or store unusable,
+//! 101 panic.
 #![no_std]
 #![no_main]
 
 mod executor;
+mod flash;
 mod irq;
 mod lan9118;
 mod semihosting;
 mod time_driver;
 
+use core::ffi::CStr;
 use core::mem::MaybeUninit;
 use core::net::{Ipv4Addr, SocketAddrV4};
 
 use defmt_semihosting as _;
 use embassy_net::{Runner, Stack, StackResources};
+use embassy_sync::mutex::Mutex;
 use llv_box::config::StaticV4;
+use llv_box::control::ControlBuffers;
 use llv_box::session::{self, SessionError};
 use llv_box::sink::SocketBuffers;
+use llv_box::stored::SharedStore;
 use llv_box::{builtin, BoxConfig, StopSignal};
+use llv_box_store::Store;
 use static_cell::StaticCell;
 
 use crate::executor::Executor;
+use crate::flash::FileFlash;
 use crate::lan9118::Lan9118;
 
-/// Sockets: DHCP, the player's UDP socket, one spare.
-const SOCKETS: usize = 3;
+/// Sockets: DHCP, the player's UDP socket, the control connections, one spare.
+const SOCKETS: usize = 3 + llv_box::control::LISTENERS;
+
+/// Firmware name and version, as `Status` reports it.
+const FIRMWARE: &str = concat!("llv-box-qemu ", env!("CARGO_PKG_VERSION"));
+
+/// The command line word naming the flash file.
+const FLASH_KEY: &str = "flash=";
 
 /// Without `-append`: QEMU's user network host on the default port.
 fn default_config() -> BoxConfig {
@@ -52,13 +70,21 @@ fn main() -> ! {
     let mut line_buf = [MaybeUninit::uninit(); semihosting::CMDLINE_MAX];
     let line = semihosting::cmdline(&mut line_buf);
     defmt::info!("llv-box on mps2-an386, command line: {=str}", line);
-    let config = match default_config().apply(line) {
+    let (flash_path, rest) = split_flash(line);
+    let mut config = match default_config().apply(&rest) {
         Ok(config) => config,
         Err(e) => {
             defmt::error!("command line: {}", e);
             semihosting::exit(2);
         }
     };
+    let store = flash_path.map(|path| {
+        let store = mount(&path);
+        config.net =
+            llv_box::net::with_stored_address(config.net, store.settings().address.as_ref());
+        static STORE: StaticCell<SharedStore<FileFlash>> = StaticCell::new();
+        &*STORE.init(Mutex::new(store))
+    });
 
     let nic = match Lan9118::new(lan9118::BASE_AN386) {
         Ok(nic) => nic,
@@ -83,8 +109,85 @@ fn main() -> ! {
     static EXECUTOR: StaticCell<Executor> = StaticCell::new();
     EXECUTOR.init(Executor::new()).run(|spawner| {
         spawner.spawn(net_task(runner).unwrap());
-        spawner.spawn(box_task(stack, config).unwrap());
+        match store {
+            Some(store) => spawner.spawn(store_task(stack, config, store).unwrap()),
+            None => spawner.spawn(box_task(stack, config).unwrap()),
+        }
     })
+}
+
+/// The `flash=` path (NUL-terminated for semihosting) and the other words.
+fn split_flash(
+    line: &str,
+) -> (
+    Option<heapless::Vec<u8, { semihosting::CMDLINE_MAX }>>,
+    heapless::String<{ semihosting::CMDLINE_MAX }>,
+) {
+    let mut path = None;
+    let mut rest = heapless::String::new();
+    for word in line.split_ascii_whitespace() {
+        if let Some(p) = word.strip_prefix(FLASH_KEY) {
+            let mut bytes = heapless::Vec::new();
+            // The line fits CMDLINE_MAX, so a word and its NUL fit as well.
+            let _ = bytes.extend_from_slice(p.as_bytes());
+            let _ = bytes.push(0);
+            path = Some(bytes);
+        } else {
+            let _ = rest.push_str(word);
+            let _ = rest.push(' ');
+        }
+    }
+    (path, rest)
+}
+
+/// Opens the flash file and mounts the store on all of it; exits with 5 if it cannot.
+fn mount(path: &[u8]) -> Store<FileFlash> {
+    let Ok(path) = CStr::from_bytes_until_nul(path) else {
+        semihosting::exit(5);
+    };
+    let flash = match FileFlash::open(path) {
+        Ok(flash) => flash,
+        Err(e) => {
+            defmt::error!("flash file: {}", defmt::Debug2Format(&e));
+            semihosting::exit(5);
+        }
+    };
+    // The file flash answers at once: mounting needs no executor.
+    match embassy_futures::block_on(Store::mount(flash, 0..flash::CAPACITY as u32)) {
+        Ok(store) => {
+            defmt::info!(
+                "store mounted: {} takes, {} bytes free",
+                store.list().len(),
+                store.free_bytes()
+            );
+            store
+        }
+        Err(e) => {
+            defmt::error!("store: {}", defmt::Display2Format(&e));
+            semihosting::exit(5);
+        }
+    }
+}
+
+#[embassy_executor::task]
+async fn store_task(
+    stack: Stack<'static>,
+    config: BoxConfig,
+    store: &'static SharedStore<FileFlash>,
+) {
+    let mut buffers = SocketBuffers::new();
+    let mut control = ControlBuffers::new();
+    let e = session::run_store(
+        stack,
+        &config.net,
+        store,
+        FIRMWARE,
+        &mut buffers,
+        &mut control,
+    )
+    .await;
+    defmt::error!("cannot bind the UDP socket: {}", e);
+    semihosting::exit(1);
 }
 
 #[embassy_executor::task]

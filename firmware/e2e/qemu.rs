@@ -1,0 +1,65 @@
+//! Helpers shared by the QEMU end-to-end tests (`box_qemu.rs`, `box_control.rs`):
+//! the repository root, a child process killed on drop, the firmware build.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// Bound for building the firmware.
+const BUILD_TIMEOUT: Duration = Duration::from_secs(900);
+
+pub fn repo_root() -> PathBuf {
+    // This file runs from the root `tests` crate: its parent is the repo.
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .find(|dir| dir.join("firmware/Cargo.toml").is_file())
+        .expect("repository root with firmware/")
+        .to_path_buf()
+}
+
+/// Kills and reaps the child process when dropped, whatever happened.
+pub struct KillOnDrop(pub Child);
+
+impl KillOnDrop {
+    /// Waits for the process at most `limit`; None if it is still running.
+    pub fn wait_for(&mut self, limit: Duration) -> Option<ExitStatus> {
+        let end = Instant::now() + limit;
+        while Instant::now() < end {
+            if let Some(status) = self.0.try_wait().expect("try_wait") {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Builds the QEMU firmware in release (a no-op when up to date) and returns the ELF.
+pub fn build_firmware(root: &Path) -> PathBuf {
+    let firmware = root.join("firmware");
+    let target_dir = firmware.join("target");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let child = Command::new(cargo)
+        .args(["build", "--release", "-p", "llv-box-qemu"])
+        .current_dir(&firmware)
+        .env("CARGO_TARGET_DIR", &target_dir)
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("run cargo for the firmware");
+    let mut build = KillOnDrop(child);
+    let status = build
+        .wait_for(BUILD_TIMEOUT)
+        .expect("firmware build timed out");
+    assert!(status.success(), "firmware build failed: {status}");
+    let elf = target_dir.join("thumbv7em-none-eabihf/release/llv-box-qemu");
+    assert!(elf.is_file(), "no firmware at {}", elf.display());
+    elf
+}
