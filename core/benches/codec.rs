@@ -39,6 +39,9 @@ fn codec(c: &mut Criterion) {
             _ => None,
         })
     });
+    g.bench_function("classify (zero-copy view)", |b| {
+        b.iter(|| matches!(classify(black_box(bytes)), Datagram::Face(_)))
+    });
     let frame = FaceFrame::decode(bytes).ok();
     g.bench_function("encode", |b| {
         let mut out = [0u8; MAX_LEN];
