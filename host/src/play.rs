@@ -139,7 +139,7 @@ pub fn run(args: Args) -> Result<()> {
     progress.finish_and_clear();
     let secs = report.elapsed.as_secs_f64();
     console::print(&format!(
-        "{} {} frames to {} target(s) in {:.3} s ({:.3} fps){}\n",
+        "{} {} frames to {} target(s) in {:.3} s (mean {:.3} fps{}; latest send {:.3} ms after its deadline){}\n",
         if report.stopped {
             "stopped after"
         } else {
@@ -153,6 +153,12 @@ pub fn run(args: Args) -> Result<()> {
         } else {
             0.0
         },
+        if options.fps.is_none() {
+            ", timed by the take's frame times, gaps kept"
+        } else {
+            ""
+        },
+        report.max_late.as_secs_f64() * 1e3,
         if report.send_errors > 0 {
             format!(", {} sends failed", report.send_errors)
         } else {
