@@ -20,6 +20,3 @@ pub mod pacing;
 pub mod packet;
 pub mod take;
 pub mod time;
-
-#[cfg(test)]
-extern crate std;
