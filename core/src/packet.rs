@@ -184,8 +184,16 @@ impl<'a> Header<'a> {
         if version != VERSION {
             return Err(r.error_at(0, Field::Version, ErrorKind::WrongVersion(version)));
         }
-        let device_id = r.string(Field::DeviceIdLength, Field::DeviceId)?;
-        let subject = r.string(Field::SubjectLength, Field::Subject)?;
+        let (device_id, subject) = match r.clone().both_strings() {
+            Some((device_id, subject, after)) => {
+                r = after;
+                (device_id, subject)
+            }
+            None => (
+                r.string(Field::DeviceIdLength, Field::DeviceId)?,
+                r.string(Field::SubjectLength, Field::Subject)?,
+            ),
+        };
         let time_at = r.at;
         let frame_number = r.u32(Field::FrameTime)? as i32;
         let subframe = f32::from_bits(r.u32(Field::FrameTime)?);
@@ -271,17 +279,22 @@ impl<'a> Packet<'a> {
 
     /// The parsed representation.
     pub fn frame(&self) -> FaceFrame<'a> {
-        let mut blendshapes = [0.0f32; COUNT];
-        for (slot, v) in blendshapes.iter_mut().zip(self.blendshapes()) {
-            *slot = v;
-        }
-        FaceFrame {
+        // Built in place: the values go straight into the returned frame.
+        let mut frame = FaceFrame {
             version: self.header.version,
             device_id: self.header.device_id,
             subject: self.header.subject,
             time: self.header.time,
-            blendshapes,
+            blendshapes: [0.0f32; COUNT],
+        };
+        for (slot, b) in frame
+            .blendshapes
+            .iter_mut()
+            .zip(self.values.chunks_exact(4))
+        {
+            *slot = f32::from_bits(u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
         }
+        frame
     }
 }
 
@@ -456,6 +469,7 @@ fn metahuman_animator(bytes: &[u8]) -> Option<MetaHumanAnimator<'_>> {
     })
 }
 
+#[derive(Clone)]
 struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
@@ -490,6 +504,26 @@ impl<'a> Reader<'a> {
         let mut word = [0u8; 4];
         word.copy_from_slice(b);
         Ok(u32::from_be_bytes(word))
+    }
+
+    /// The fast path for device id and subject: one UTF-8 check over both strings
+    /// and the length between them. `None` on anything unusual; [`Reader::string`]
+    /// then finds the precise error.
+    fn both_strings(mut self) -> Option<(&'a str, &'a str, Reader<'a>)> {
+        let start = self.at + 4;
+        let id_len = self.raw_string()?;
+        let subject_len = self.raw_string()?;
+        let region = core::str::from_utf8(self.bytes.get(start..self.at)?).ok()?;
+        let device_id = region.get(..id_len)?;
+        let subject = region.get(region.len() - subject_len..)?;
+        Some((device_id, subject, self))
+    }
+
+    /// Skips a length-prefixed string whose length is in bounds; returns its length.
+    fn raw_string(&mut self) -> Option<usize> {
+        let len = usize::try_from(self.u32(Field::Trailing).ok()?).ok()?;
+        (len <= MAX_STRINGS_LEN).then_some(())?;
+        self.take(len, Field::Trailing).ok().map(<[u8]>::len)
     }
 
     fn string(&mut self, len_field: Field, field: Field) -> Result<&'a str, DecodeError> {
