@@ -17,7 +17,6 @@
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream, UdpSocket};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use llv_core::control::{
@@ -29,7 +28,7 @@ use serde_json::Value;
 
 #[path = "qemu.rs"]
 mod qemu;
-use qemu::{build_firmware, repo_root, KillOnDrop};
+use qemu::{build_firmware, repo_root, spawn_box, KillOnDrop};
 
 /// Bound for one `llv` command, one control exchange, or one boot.
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -94,24 +93,11 @@ impl QemuBox {
     /// Boots the box on `flash` and waits until its control port answers.
     fn boot(flash: &Path) -> QemuBox {
         let port = free_port();
-        let child = Command::new("qemu-system-arm")
-            .args(["-M", "mps2-an386", "-nographic"])
-            .args(["-monitor", "none", "-serial", "none"])
-            .args(["-semihosting-config", "enable=on,target=native"])
-            .arg("-nic")
-            .arg(format!(
-                "user,model=lan9118,hostfwd=tcp:127.0.0.1:{port}-:11113"
-            ))
-            .arg("-kernel")
-            .arg(firmware())
-            .arg("-append")
-            .arg(format!("flash={}", flash.display()))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start qemu-system-arm (apt-get install qemu-system-arm)");
-        let mut qemu = KillOnDrop(child);
+        let mut qemu = spawn_box(
+            firmware(),
+            &format!(",hostfwd=tcp:127.0.0.1:{port}-:11113"),
+            &format!("flash={}", flash.display()),
+        );
         let end = Instant::now() + TIMEOUT;
         // QEMU accepts on the forwarded port before the guest listens: only a
         // Hello answered proves the box is up.

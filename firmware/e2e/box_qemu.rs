@@ -13,17 +13,16 @@
 //! firmware (`firmware/`, its own cargo workspace) in release if needed.
 //! Lives in the root `tests` crate (dev-dependencies: llv-core, flate2).
 
-use std::io::Read;
 use std::net::UdpSocket;
 use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
 use llv_core::packet::Packet;
 
 #[path = "qemu.rs"]
 mod qemu;
-use qemu::{build_firmware, repo_root, KillOnDrop};
+use qemu::{build_firmware, repo_root, spawn_box};
 
 /// Nominal frame rate of the example take (its frame times are at 60 fps).
 const FPS: f64 = 60.0;
@@ -31,26 +30,6 @@ const FPS: f64 = 60.0;
 const RATE_TOLERANCE: f64 = 0.02;
 /// Whole-run bound for QEMU (boot, 3.1 s of playback, exit).
 const QEMU_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// The packets of an LLV 1.1+ recording (gzip: u8 version 6, u32 BE count,
-/// then u32 BE length + packet per frame).
-fn read_llv(path: &Path) -> Vec<Vec<u8>> {
-    let mut raw = Vec::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(path).expect("open take"))
-        .read_to_end(&mut raw)
-        .expect("gunzip take");
-    assert_eq!(raw[0], 6, "LLV version");
-    let count = u32::from_be_bytes(raw[1..5].try_into().unwrap()) as usize;
-    let mut at = 5;
-    let mut packets = Vec::with_capacity(count);
-    for _ in 0..count {
-        let len = u32::from_be_bytes(raw[at..at + 4].try_into().unwrap()) as usize;
-        packets.push(raw[at + 4..at + 4 + len].to_vec());
-        at += 4 + len;
-    }
-    assert_eq!(at, raw.len(), "trailing bytes in the take");
-    packets
-}
 
 /// Seconds of frame `packet` at its own frame rate (frame number + subframe).
 fn frame_seconds(packet: &[u8]) -> f64 {
@@ -80,27 +59,7 @@ fn run_box(
     socket: &UdpSocket,
     max_packets: usize,
 ) -> (Vec<(Instant, Vec<u8>)>, ExitStatus) {
-    let child = Command::new("qemu-system-arm")
-        .args([
-            "-M",
-            "mps2-an386",
-            "-nographic",
-            "-monitor",
-            "none",
-            "-serial",
-            "none",
-        ])
-        .args(["-semihosting-config", "enable=on,target=native"])
-        .args(["-nic", "user,model=lan9118"])
-        .arg("-kernel")
-        .arg(elf)
-        .args(["-append", append])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start qemu-system-arm (apt-get install qemu-system-arm)");
-    let mut qemu = KillOnDrop(child);
+    let mut qemu = spawn_box(elf, "", append);
     socket
         .set_read_timeout(Some(Duration::from_millis(100)))
         .unwrap();
@@ -145,22 +104,11 @@ fn run_box(
 #[test]
 fn box_loops_forever_until_stopped() {
     let root = repo_root();
-    let expected = read_llv(&root.join("examples/dao.gesichter"));
+    let expected = llv_tests::llv_packets(&root.join("examples/dao.gesichter"));
     let elf = build_firmware(&root);
     let socket = UdpSocket::bind("127.0.0.1:0").expect("bind a local UDP port");
     let port = socket.local_addr().unwrap().port();
-    let child = Command::new("qemu-system-arm")
-        .args(["-M", "mps2-an386", "-nographic"])
-        .args(["-semihosting-config", "enable=on,target=native"])
-        .args(["-nic", "user,model=lan9118"])
-        .arg("-kernel")
-        .arg(&elf)
-        .args(["-append", &format!("targets=10.0.2.2:{port} loop=forever")])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("start qemu-system-arm");
-    let mut qemu = KillOnDrop(child);
+    let mut qemu = spawn_box(&elf, "", &format!("targets=10.0.2.2:{port} loop=forever"));
     socket
         .set_read_timeout(Some(Duration::from_millis(100)))
         .unwrap();
@@ -188,7 +136,7 @@ fn box_loops_forever_until_stopped() {
 #[test]
 fn box_streams_the_builtin_take_under_qemu() {
     let root = repo_root();
-    let expected = read_llv(&root.join("examples/dao.gesichter"));
+    let expected = llv_tests::llv_packets(&root.join("examples/dao.gesichter"));
     let elf = build_firmware(&root);
 
     let socket = UdpSocket::bind("127.0.0.1:0").expect("bind a local UDP port");
@@ -253,7 +201,7 @@ fn box_streams_the_builtin_take_under_qemu() {
 #[test]
 fn box_sends_to_two_targets_and_loops() {
     let root = repo_root();
-    let expected = read_llv(&root.join("examples/dao.gesichter"));
+    let expected = llv_tests::llv_packets(&root.join("examples/dao.gesichter"));
     let elf = build_firmware(&root);
     let a = UdpSocket::bind("127.0.0.1:0").expect("bind a local UDP port");
     let b = UdpSocket::bind("127.0.0.1:0").expect("bind a local UDP port");

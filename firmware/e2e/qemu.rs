@@ -42,6 +42,28 @@ impl Drop for KillOnDrop {
     }
 }
 
+/// Boots `elf` on QEMU's MPS2-AN386 with semihosting and user networking
+/// (`nic` holds any extra `-nic user` options, e.g. `,hostfwd=...`) and the box
+/// command line `append`; the child is killed on drop.
+pub fn spawn_box(elf: &Path, nic: &str, append: &str) -> KillOnDrop {
+    let child = Command::new("qemu-system-arm")
+        .args(["-M", "mps2-an386", "-nographic"])
+        .args(["-monitor", "none", "-serial", "none"])
+        .args(["-semihosting-config", "enable=on,target=native"])
+        .arg("-nic")
+        .arg(format!("user,model=lan9118{nic}"))
+        .arg("-kernel")
+        .arg(elf)
+        .arg("-append")
+        .arg(append)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start qemu-system-arm (apt-get install qemu-system-arm)");
+    KillOnDrop(child)
+}
+
 /// Builds the QEMU firmware in release (a no-op when up to date) and returns the ELF.
 pub fn build_firmware(root: &Path) -> PathBuf {
     let firmware = root.join("firmware");
