@@ -19,6 +19,8 @@ use crate::take::NAME_LEN;
 
 /// The protocol version this code speaks.
 pub const PROTOCOL_VERSION: u16 = 1;
+/// The UDP port Live Link receivers (Unreal, `llv record`) listen on by default.
+pub const LIVE_LINK_PORT: u16 = 11111;
 /// The box's TCP control port.
 pub const CONTROL_PORT: u16 = 11113;
 /// Bytes of the length prefix in front of every message.
