@@ -15,10 +15,15 @@ use core::fmt;
 use heapless::{String, Vec};
 use serde::{Deserialize, Serialize};
 
+// Transitional: the host still names these through `control` (removed once it moves to `settings`).
+pub use crate::settings::{
+    Autoplay, Setting, Settings, StaticAddress, Target, MAX_CHANGES, MAX_TARGETS, SUBJECT_LEN,
+    TOKEN_LEN,
+};
 use crate::take::NAME_LEN;
 
 /// The protocol version this code speaks.
-pub const PROTOCOL_VERSION: u16 = 1;
+pub const PROTOCOL_VERSION: u16 = 2;
 /// The UDP port Live Link receivers (Unreal, `llv record`) listen on by default.
 pub const LIVE_LINK_PORT: u16 = 11111;
 /// The box's TCP control port.
@@ -31,97 +36,12 @@ pub const MAX_FRAME: usize = 2048;
 pub const MAX_CHUNK: usize = 1024;
 /// Most takes a box lists (and stores).
 pub const MAX_TAKES: usize = 16;
-/// Most playback targets.
-pub const MAX_TARGETS: usize = 4;
-/// Longest shared token in bytes.
-pub const TOKEN_LEN: usize = 32;
-/// Longest subject name the box can rename its frames to.
-pub const SUBJECT_LEN: usize = 64;
 /// Longest firmware version string.
 pub const FIRMWARE_LEN: usize = 24;
 /// Longest error detail.
 pub const DETAIL_LEN: usize = 80;
-/// Most changes in one [`Request::SetSettings`].
-pub const MAX_CHANGES: usize = 8;
-
-/// A UDP destination for playback: IPv4 address and port.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Target {
-    /// IPv4 address.
-    pub ip: [u8; 4],
-    /// UDP port.
-    pub port: u16,
-}
-
-impl fmt::Display for Target {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let [a, b, c, d] = self.ip;
-        write!(f, "{a}.{b}.{c}.{d}:{}", self.port)
-    }
-}
-
-/// The take the box plays by itself at power-up.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Autoplay {
-    /// Name of the stored take.
-    pub take: String<NAME_LEN>,
-    /// How many times to play it; 0 loops forever.
-    pub loop_count: u32,
-}
-
-/// A fixed IPv4 configuration (instead of DHCP).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StaticAddress {
-    /// The box's address.
-    pub ip: [u8; 4],
-    /// Network prefix length, e.g. 24.
-    pub prefix_len: u8,
-    /// Default gateway, if any.
-    pub gateway: Option<[u8; 4]>,
-}
-
-/// The box's persistent settings (stored as one postcard record).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Settings {
-    /// Where `Play` without targets and autoplay send frames.
-    pub targets: Vec<Target, MAX_TARGETS>,
-    /// Take played at power-up, if any.
-    pub autoplay: Option<Autoplay>,
-    /// Subject name written into every sent frame, if set.
-    pub subject: Option<String<SUBJECT_LEN>>,
-    /// Fixed address; `None` uses DHCP.
-    pub address: Option<StaticAddress>,
-    /// Shared token every connection must present in its `Hello`; `None` for an open box.
-    pub token: Option<String<TOKEN_LEN>>,
-}
-
-/// One change to [`Settings`]; a [`Request::SetSettings`] applies its changes together.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Setting {
-    /// Replace the default targets.
-    Targets(Vec<Target, MAX_TARGETS>),
-    /// Set or clear the autoplay take.
-    Autoplay(Option<Autoplay>),
-    /// Set or clear the subject rename.
-    Subject(Option<String<SUBJECT_LEN>>),
-    /// Set a static address or go back to DHCP.
-    Address(Option<StaticAddress>),
-    /// Set or clear the shared token.
-    Token(Option<String<TOKEN_LEN>>),
-}
-
-impl Settings {
-    /// Applies one change.
-    pub fn apply(&mut self, change: &Setting) {
-        match change {
-            Setting::Targets(t) => self.targets = t.clone(),
-            Setting::Autoplay(a) => self.autoplay = a.clone(),
-            Setting::Subject(s) => self.subject = s.clone(),
-            Setting::Address(a) => self.address = *a,
-            Setting::Token(t) => self.token = t.clone(),
-        }
-    }
-}
+/// Most faults one [`Status`] reports.
+pub const MAX_FAULTS: usize = 4;
 
 /// A message from the host to the box.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -253,6 +173,50 @@ pub struct Playing {
     pub frame: u32,
     /// Completed passes through the take.
     pub loops_done: u32,
+    /// Each target and what reached its queue.
+    pub targets: Vec<TargetCounts, MAX_TARGETS>,
+}
+
+/// What one playback target got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct TargetCounts {
+    /// Where frames go.
+    pub target: Target,
+    /// Frames queued for it.
+    pub sent: u32,
+    /// Frames dropped for it: its queue was full (nobody answers its ARP, no
+    /// route) or the network refused the datagram. The other targets are not
+    /// held up.
+    pub dropped: u32,
+}
+
+/// Something wrong with the box that it works around, and how to recover.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fault {
+    /// What kind of fault.
+    pub code: FaultCode,
+    /// What happened and what to do, for people.
+    pub detail: String<DETAIL_LEN>,
+}
+
+/// The kinds of [`Fault`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum FaultCode {
+    /// The take store did not mount: no takes, settings at their defaults.
+    StoreUnusable,
+    /// The stored settings could not be read (newer schema, or damaged): the box
+    /// runs on its defaults and accepts only Status, List and GetSettings.
+    SettingsUnreadable,
+    /// A stored setting breaks the rules; the box ignores it (the record is kept).
+    BadStoredSetting,
+    /// The settings were cleared at power-up (factory reset); takes were kept.
+    FactoryReset,
+    /// The box restarted itself after a hang (hardware watchdog).
+    WatchdogReset,
+    /// The board runs on a fallback clock (timing less exact).
+    ClockFallback,
 }
 
 /// The box's state.
@@ -270,6 +234,8 @@ pub struct Status {
     pub used_bytes: u32,
     /// Flash bytes free for takes.
     pub free_bytes: u32,
+    /// What is wrong, if anything, and how to recover.
+    pub faults: Vec<Fault, MAX_FAULTS>,
 }
 
 /// A message from the box to the host.

@@ -8,6 +8,7 @@
 //! - [`line`]: the native recording line (base64 of one packet).
 //! - [`pacing`]: deadlines of frame `n`, exact over hours.
 //! - [`take`]: the take image the box stores and plays.
+//! - [`settings`]: the box's settings, as stored, configured and sent.
 //! - [`control`]: the box's control messages (postcard over TCP).
 #![no_std]
 #![forbid(unsafe_code)]
@@ -18,5 +19,6 @@ pub mod control;
 pub mod line;
 pub mod pacing;
 pub mod packet;
+pub mod settings;
 pub mod take;
 pub mod time;

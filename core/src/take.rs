@@ -35,6 +35,9 @@ pub const HEADER_LEN: usize = 64;
 pub const ENTRY_LEN: usize = 8;
 /// Longest take name in bytes.
 pub const NAME_LEN: usize = 32;
+/// The fastest average frame rate a take may loop at (Live Link Face sends at
+/// most 60; high-speed capture rigs 120).
+pub const MAX_FPS: u32 = 240;
 const CRC_AT: usize = 60;
 const CRC: Crc<u32> = Crc::<u32>::new(&CRC_32_ISO_HDLC);
 
@@ -187,6 +190,17 @@ impl TakeHeader {
     pub fn packets_offset(&self) -> usize {
         Self::entry_offset(self.frame_count)
     }
+
+    /// Whether the take loops faster than [`MAX_FPS`] (see [`too_fast`]).
+    pub fn plays_too_fast(&self) -> bool {
+        too_fast(self.frame_count, self.period_us)
+    }
+}
+
+/// Whether `frame_count` frames every `period_us` play faster than [`MAX_FPS`]
+/// on average: a box refuses such a take (looped, it would flood the network).
+pub fn too_fast(frame_count: u32, period_us: u32) -> bool {
+    u64::from(period_us) * u64::from(MAX_FPS) < u64::from(frame_count) * 1_000_000
 }
 
 /// One frame's entry: when it plays and how long its packet is.

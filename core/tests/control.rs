@@ -1,7 +1,10 @@
-//! Control messages: round trips, bounds, and no panic on any bytes.
+//! Control messages: the bytes of every message (what another implementation
+//! must send and read, as docs/control-protocol.md lists them), round trips,
+//! bounds, and no panic on any bytes.
 
 use heapless::{String, Vec};
 use llv_core::control::*;
+use llv_core::settings::*;
 use llv_core::take::NAME_LEN;
 use proptest::prelude::*;
 
@@ -132,9 +135,25 @@ fn every_response_round_trips_within_max_frame() {
                 take: name(&"p".repeat(NAME_LEN)),
                 frame: u32::MAX,
                 loops_done: u32::MAX,
+                targets: (0..MAX_TARGETS)
+                    .map(|i| TargetCounts {
+                        target: Target {
+                            ip: [255; 4],
+                            port: i as u16,
+                        },
+                        sent: u32::MAX,
+                        dropped: u32::MAX,
+                    })
+                    .collect(),
             }),
             used_bytes: u32::MAX,
             free_bytes: u32::MAX,
+            faults: (0..MAX_FAULTS)
+                .map(|_| Fault {
+                    code: FaultCode::ClockFallback,
+                    detail: name(&"d".repeat(DETAIL_LEN)),
+                })
+                .collect(),
         }),
         Response::List { takes },
         Response::Settings {
@@ -214,4 +233,312 @@ proptest! {
     fn chunks_round_trip(offset in any::<u32>(), data in proptest::collection::vec(any::<u8>(), 0..=MAX_CHUNK)) {
         round_trip_request(&Request::UploadChunk { offset, data: &data });
     }
+}
+
+/// The body `message` encodes to.
+fn body<T: serde::Serialize>(message: &T) -> std::vec::Vec<u8> {
+    let mut buf = [0u8; PREFIX_LEN + MAX_FRAME];
+    encode(message, &mut buf).unwrap()[PREFIX_LEN..].to_vec()
+}
+
+fn dao_target() -> Vec<Target, MAX_TARGETS> {
+    let mut targets = Vec::new();
+    targets
+        .push(Target {
+            ip: [10, 0, 2, 2],
+            port: 11111,
+        })
+        .unwrap();
+    targets
+}
+
+// postcard: enum variant and lengths as varints (7 bits a byte, low first),
+// u16/u32/u64 as varints, u8 and [u8; 4] as bytes, Option as 0 or 1 then the
+// value, strings and byte slices as length then bytes, structs as their
+// fields in order. 11111 = e7 56; 61000 = c8 dc 03; 0xDEADBEEF = ef fd b6 f5 0d.
+
+#[test]
+fn every_request_has_its_documented_bytes() {
+    let golden: [(Request<'_>, &[u8]); 11] = [
+        (
+            Request::Hello {
+                protocol: 2,
+                token: Some("s3cret"),
+            },
+            &[0x00, 0x02, 0x01, 0x06, b's', b'3', b'c', b'r', b'e', b't'],
+        ),
+        (Request::Status, &[0x01]),
+        (Request::List, &[0x02]),
+        (
+            Request::UploadBegin {
+                name: "dao",
+                total_len: 61_000,
+                crc32: 0xDEAD_BEEF,
+            },
+            &[
+                0x03, 0x03, b'd', b'a', b'o', 0xc8, 0xdc, 0x03, 0xef, 0xfd, 0xb6, 0xf5, 0x0d,
+            ],
+        ),
+        (
+            Request::UploadChunk {
+                offset: 1024,
+                data: &[1, 2, 3],
+            },
+            &[0x04, 0x80, 0x08, 0x03, 0x01, 0x02, 0x03],
+        ),
+        (Request::UploadCommit, &[0x05]),
+        (
+            Request::Delete { name: "dao" },
+            &[0x06, 0x03, b'd', b'a', b'o'],
+        ),
+        (
+            Request::Play {
+                name: "dao",
+                targets: dao_target(),
+                loop_count: 0,
+            },
+            &[
+                0x07, 0x03, b'd', b'a', b'o', 0x01, 10, 0, 2, 2, 0xe7, 0x56, 0x00,
+            ],
+        ),
+        (Request::Stop, &[0x08]),
+        (Request::GetSettings, &[0x09]),
+        (
+            Request::SetSettings {
+                changes: [
+                    Setting::Targets(dao_target()),
+                    Setting::Autoplay(Some(Autoplay {
+                        take: name("dao"),
+                        loop_count: 3,
+                    })),
+                    Setting::Subject(Some(name("Face"))),
+                    Setting::Address(Some(StaticAddress {
+                        ip: [10, 0, 2, 15],
+                        prefix_len: 24,
+                        gateway: Some([10, 0, 2, 2]),
+                    })),
+                    Setting::Token(None),
+                ]
+                .into_iter()
+                .collect(),
+            },
+            &[
+                0x0a, 0x05, // SetSettings, 5 changes
+                0x00, 0x01, 10, 0, 2, 2, 0xe7, 0x56, // Targets
+                0x01, 0x01, 0x03, b'd', b'a', b'o', 0x03, // Autoplay
+                0x02, 0x01, 0x04, b'F', b'a', b'c', b'e', // Subject
+                0x03, 0x01, 10, 0, 2, 15, 24, 0x01, 10, 0, 2, 2, // Address
+                0x04, 0x00, // Token(None)
+            ],
+        ),
+    ];
+    for (request, bytes) in &golden {
+        assert_eq!(body(request), *bytes, "{request:?}");
+        assert_eq!(&decode::<Request<'_>>(bytes).unwrap(), request);
+    }
+}
+
+#[test]
+fn every_response_has_its_documented_bytes() {
+    let mut takes = Vec::new();
+    takes
+        .push(TakeInfo {
+            name: name("dao"),
+            frame_count: 180,
+            total_len: 61_000,
+            crc32: 0xDEAD_BEEF,
+        })
+        .unwrap();
+    let status = Status {
+        firmware: name("box 1"),
+        uptime_ms: 1000,
+        address: Some([10, 0, 2, 15]),
+        playing: Some(Playing {
+            take: name("dao"),
+            frame: 5,
+            loops_done: 1,
+            targets: [TargetCounts {
+                target: dao_target()[0],
+                sent: 300,
+                dropped: 2,
+            }]
+            .into_iter()
+            .collect(),
+        }),
+        used_bytes: 131_072,
+        free_bytes: 0,
+        faults: [Fault {
+            code: FaultCode::WatchdogReset,
+            detail: name("wd"),
+        }]
+        .into_iter()
+        .collect(),
+    };
+    let golden: [(Response, &[u8]); 6] = [
+        (
+            Response::Hello {
+                protocol: 2,
+                firmware: name("box 1"),
+            },
+            &[0x00, 0x02, 0x05, b'b', b'o', b'x', b' ', b'1'],
+        ),
+        (
+            Response::error(ErrorCode::NotFound, "no take"),
+            &[0x01, 0x04, 0x07, b'n', b'o', b' ', b't', b'a', b'k', b'e'],
+        ),
+        (Response::Ok, &[0x02]),
+        (
+            Response::Status(status),
+            &[
+                0x03, 0x05, b'b', b'o', b'x', b' ', b'1', // Status, firmware
+                0xe8, 0x07, // uptime_ms 1000
+                0x01, 10, 0, 2, 15, // address
+                0x01, 0x03, b'd', b'a', b'o', 0x05, 0x01, // playing: take, frame, loops_done
+                0x01, 10, 0, 2, 2, 0xe7, 0x56, 0xac, 0x02,
+                0x02, // 1 target: sent 300, dropped 2
+                0x80, 0x80, 0x08, 0x00, // used_bytes 131072, free_bytes 0
+                0x01, 0x04, 0x02, b'w', b'd', // 1 fault: WatchdogReset, "wd"
+            ],
+        ),
+        (
+            Response::List { takes },
+            &[
+                0x04, 0x01, 0x03, b'd', b'a', b'o', 0xb4, 0x01, 0xc8, 0xdc, 0x03, 0xef, 0xfd, 0xb6,
+                0xf5, 0x0d,
+            ],
+        ),
+        (
+            Response::Settings {
+                settings: Settings {
+                    targets: dao_target(),
+                    ..Settings::default()
+                },
+                token_set: true,
+            },
+            &[
+                0x05, 0x01, 10, 0, 2, 2, 0xe7, 0x56, 0x00, 0x00, 0x00, 0x00, 0x01,
+            ],
+        ),
+    ];
+    for (response, bytes) in &golden {
+        assert_eq!(body(response), *bytes, "{response:?}");
+        assert_eq!(&decode::<Response>(bytes).unwrap(), response);
+    }
+}
+
+#[test]
+fn error_and_fault_codes_keep_their_indexes() {
+    let codes = [
+        ErrorCode::ProtocolMismatch,
+        ErrorCode::Unauthorized,
+        ErrorCode::BadRequest,
+        ErrorCode::TooLarge,
+        ErrorCode::NotFound,
+        ErrorCode::NoSpace,
+        ErrorCode::UploadOrder,
+        ErrorCode::BadImage,
+        ErrorCode::Crc,
+        ErrorCode::Invalid,
+        ErrorCode::Flash,
+    ];
+    for (i, code) in codes.iter().enumerate() {
+        assert_eq!(body(code), [i as u8], "{code:?}");
+    }
+    let faults = [
+        FaultCode::StoreUnusable,
+        FaultCode::SettingsUnreadable,
+        FaultCode::BadStoredSetting,
+        FaultCode::FactoryReset,
+        FaultCode::WatchdogReset,
+        FaultCode::ClockFallback,
+    ];
+    for (i, code) in faults.iter().enumerate() {
+        assert_eq!(body(code), [i as u8], "{code:?}");
+    }
+}
+
+#[test]
+fn settings_are_checked_before_the_box_stores_them() {
+    let ok = Settings {
+        targets: dao_target(),
+        address: Some(StaticAddress {
+            ip: [10, 0, 2, 15],
+            prefix_len: 24,
+            gateway: Some([10, 0, 2, 2]),
+        }),
+        token: Some(name("s3cret")),
+        ..Settings::default()
+    };
+    assert_eq!(ok.check(), Ok(()));
+    let address = |ip, prefix_len, gateway| StaticAddress {
+        ip,
+        prefix_len,
+        gateway,
+    };
+    let bad_addresses = [
+        address([10, 0, 2, 15], 33, None),
+        address([10, 0, 2, 15], 0, None),
+        address([0, 0, 0, 0], 24, None),
+        address([127, 0, 0, 1], 8, None),
+        address([224, 0, 0, 1], 24, None),
+        address([255, 255, 255, 255], 24, None),
+        address([10, 0, 2, 0], 24, None),
+        address([10, 0, 2, 255], 24, None),
+        address([10, 0, 2, 15], 24, Some([10, 0, 3, 1])),
+        address([10, 0, 2, 15], 24, Some([10, 0, 2, 15])),
+    ];
+    for a in bad_addresses {
+        let s = Settings {
+            address: Some(a),
+            ..ok.clone()
+        };
+        assert_eq!(s.check(), Err(SettingError::Address(a)), "{a:?}");
+    }
+    // Point-to-point and host routes have no network or broadcast address.
+    for prefix in [31, 32] {
+        assert_eq!(address([10, 0, 2, 0], prefix, None).check(), Ok(()));
+    }
+    for t in [
+        Target {
+            ip: [10, 0, 2, 2],
+            port: 0,
+        },
+        Target {
+            ip: [0; 4],
+            port: 1,
+        },
+    ] {
+        let mut s = ok.clone();
+        s.targets.push(t).unwrap();
+        assert_eq!(s.check(), Err(SettingError::Target(t)));
+    }
+    let broadcast = Target {
+        ip: [255; 4],
+        port: 11111,
+    };
+    assert_eq!(broadcast.check(), Ok(()));
+    for token in ["", "two words", "tab\there", "é"] {
+        let s = Settings {
+            token: Some(name(token)),
+            ..ok.clone()
+        };
+        assert_eq!(s.check(), Err(SettingError::Token), "{token:?}");
+    }
+    let s = Settings {
+        subject: Some(name("")),
+        ..ok.clone()
+    };
+    assert_eq!(s.check(), Err(SettingError::Subject));
+    let s = Settings {
+        autoplay: Some(Autoplay {
+            take: name(""),
+            loop_count: 0,
+        }),
+        ..ok
+    };
+    assert_eq!(s.check(), Err(SettingError::AutoplayName));
+    assert_eq!(
+        SettingError::Address(address([10, 0, 2, 15], 33, None)).to_string(),
+        "address 10.0.2.15/33: not a usable host address and gateway"
+    );
 }

@@ -1,85 +1,112 @@
-//! The real `llv flash` / `llv box` against a software box: the box's control
-//! session and take store on a mock NOR flash, behind a TCP listener on 127.0.0.1.
+//! The real `llv flash` / `llv box` against a software box: the box's
+//! connection loop (`llv_box_control::serve_connection`, the one the firmware
+//! runs) and take store on a mock NOR flash, behind a TCP listener on 127.0.0.1.
 
-use std::io::{self, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::io::{Read, Write};
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use embassy_futures::block_on;
+use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
+use embassy_sync::mutex::Mutex as AsyncMutex;
+use embedded_io_async::ErrorKind;
+use llv_box_control::mock::RecordingDevice;
+use llv_box_control::session::FRAME_BUF;
+use llv_box_control::{serve_connection, ConnectionBuffers, Control, Penalties, LIMITS};
 use llv_box_store::mock::MockFlash;
-use llv_box_store::server::FRAME_BUF;
-use llv_box_store::{Device, Session, Store, TakeReader};
+use llv_box_store::Store;
 use llv_core::control::{
-    body_len, decode, encode, ErrorCode, Playing, Request, Response, Settings, Target, MAX_FRAME,
-    PREFIX_LEN, PROTOCOL_VERSION,
+    body_len, decode, encode, ErrorCode, Request, Response, PREFIX_LEN, PROTOCOL_VERSION,
 };
 use llv_core::packet::MAX_LEN;
+use llv_core::settings::Target;
 use llv_tests::{example, llv_packets};
 use predicates::str::contains;
 use serde_json::Value;
 
 type Flash = MockFlash<4, 4096>;
+type SharedStore = AsyncMutex<CriticalSectionRawMutex, Store<Flash>>;
 /// Connections one software box serves before its thread ends.
 const MAX_CONNECTIONS: usize = 64;
 const TIMEOUT: Duration = Duration::from_secs(30);
 
-#[derive(Default)]
-struct TestDevice {
-    playing: Option<(String, Vec<Target>, u32)>,
+/// A blocking `std` TCP stream as the async byte stream the box serves.
+struct Stream(TcpStream);
+
+impl embedded_io_async::ErrorType for Stream {
+    type Error = ErrorKind;
 }
 
-impl Device for TestDevice {
-    fn play(&mut self, take: TakeReader, targets: &[Target], loop_count: u32) {
-        self.playing = Some((take.header().name.to_string(), targets.to_vec(), loop_count));
+impl embedded_io_async::Read for Stream {
+    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, ErrorKind> {
+        self.0.read(buf).map_err(|_| ErrorKind::Other)
     }
-    fn stop(&mut self) {
-        self.playing = None;
-    }
-    fn playing(&self) -> Option<Playing> {
-        self.playing.as_ref().map(|(take, _, _)| Playing {
-            take: take.as_str().try_into().unwrap(),
-            frame: 0,
-            loops_done: 0,
-        })
-    }
-    fn uptime_ms(&self) -> u64 {
-        61_000
-    }
-    fn address(&self) -> Option<[u8; 4]> {
-        Some([127, 0, 0, 1])
-    }
-    fn settings_changed(&mut self, _: &Settings) {}
 }
 
-struct Inner {
-    store: Store<Flash>,
-    device: TestDevice,
+impl embedded_io_async::Write for Stream {
+    async fn write(&mut self, buf: &[u8]) -> Result<usize, ErrorKind> {
+        self.0.write(buf).map_err(|_| ErrorKind::Other)
+    }
+
+    async fn flush(&mut self) -> Result<(), ErrorKind> {
+        self.0.flush().map_err(|_| ErrorKind::Other)
+    }
 }
 
 /// A software box: its address and its state, for checks after the CLI ran.
 struct SoftBox {
     addr: SocketAddr,
-    inner: Arc<Mutex<Inner>>,
+    store: Arc<SharedStore>,
+    device: Arc<Mutex<RecordingDevice>>,
 }
 
 impl SoftBox {
     fn start() -> SoftBox {
         let flash = Flash::new(64 * 4096);
-        let store = block_on(Store::mount(flash, 0..64 * 4096)).unwrap();
-        let inner = Arc::new(Mutex::new(Inner {
-            store,
-            device: TestDevice::default(),
+        let store = Arc::new(AsyncMutex::new(block_on(Store::mount(flash, 0..64 * 4096))));
+        let device = Arc::new(Mutex::new(RecordingDevice {
+            uptime_ms: 61_000,
+            address: Some([127, 0, 0, 1]),
+            ..RecordingDevice::default()
         }));
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
-        let shared = inner.clone();
+        let (shared, recorder) = (store.clone(), device.clone());
         std::thread::spawn(move || {
+            let penalties = Penalties::new();
+            let control = Control {
+                firmware: "soft-0.1.0",
+                store: &shared,
+                penalties: &penalties,
+                limits: LIMITS,
+            };
+            let mut buffers = ConnectionBuffers::new();
+            // One connection at a time, in order, like one of the box's listeners.
             for stream in listener.incoming().take(MAX_CONNECTIONS).flatten() {
-                serve(stream, &shared);
+                stream.set_read_timeout(Some(TIMEOUT)).unwrap();
+                let source = match stream.peer_addr().map(|a| a.ip()) {
+                    Ok(IpAddr::V4(ip)) => ip.octets(),
+                    _ => [0; 4],
+                };
+                let mut device = recorder.lock().unwrap().clone();
+                block_on(serve_connection(
+                    &mut Stream(stream),
+                    source,
+                    &control,
+                    &mut device,
+                    &mut buffers,
+                    &AtomicBool::new(false),
+                ));
+                *recorder.lock().unwrap() = device;
             }
         });
-        SoftBox { addr, inner }
+        SoftBox {
+            addr,
+            store,
+            device,
+        }
     }
 
     fn llv(&self, args: &[&str]) -> assert_cmd::assert::Assert {
@@ -94,39 +121,11 @@ impl SoftBox {
     fn addr(&self) -> String {
         self.addr.to_string()
     }
-}
 
-/// One connection, as the firmware's TCP task does it.
-fn serve(mut stream: TcpStream, shared: &Mutex<Inner>) {
-    stream.set_read_timeout(Some(TIMEOUT)).unwrap();
-    let mut session = Session::new("soft-0.1.0");
-    let mut body = vec![0u8; MAX_FRAME];
-    let mut out = [0u8; FRAME_BUF];
-    loop {
-        let mut prefix = [0u8; PREFIX_LEN];
-        if stream.read_exact(&mut prefix).is_err() {
-            break;
-        }
-        let len = body_len(prefix);
-        let mut guard = shared.lock().unwrap();
-        let Inner { store, device } = &mut *guard;
-        let frame = if len > MAX_FRAME {
-            let skipped = io::copy(&mut (&mut stream).take(len as u64), &mut io::sink());
-            if skipped.ok() != Some(len as u64) {
-                break;
-            }
-            Session::refuse_oversized(len, &mut out)
-        } else {
-            if stream.read_exact(&mut body[..len]).is_err() {
-                break;
-            }
-            block_on(session.handle_frame(&body[..len], store, device, &mut out))
-        };
-        if stream.write_all(frame).is_err() {
-            break;
-        }
+    /// What the box plays: take, targets, loop count.
+    fn playing(&self) -> Option<(String, Vec<Target>, u32)> {
+        self.device.lock().unwrap().playing.clone()
     }
-    session.close(&mut shared.lock().unwrap().store);
 }
 
 fn dao() -> String {
@@ -153,8 +152,8 @@ fn flash_lists_the_same_crc_and_the_box_holds_every_packet() {
         .stdout(contains("dao"));
 
     // The stored take plays back the recording's packets, in order, with rising times.
-    let mut inner = b.inner.lock().unwrap();
-    let Inner { store, .. } = &mut *inner;
+    let mut store = b.store.try_lock().unwrap();
+    let store = &mut *store;
     let mut reader = store.reader("dao").unwrap();
     let mut buf = [0u8; MAX_LEN];
     let mut previous = 0;
@@ -225,7 +224,7 @@ fn play_stop_delete_and_status() {
         "--loop",
     ])
     .success();
-    let (name, targets, loops) = b.inner.lock().unwrap().device.playing.clone().unwrap();
+    let (name, targets, loops) = b.playing().unwrap();
     assert_eq!(name, "take one");
     assert_eq!(loops, 0);
     assert_eq!(
@@ -254,7 +253,7 @@ fn play_stop_delete_and_status() {
         .failure()
         .stderr(contains("no targets given and none configured"));
     b.llv(&["box", &b.addr(), "stop"]).success();
-    assert!(b.inner.lock().unwrap().device.playing.is_none());
+    assert!(b.playing().is_none());
     b.llv(&["box", &b.addr(), "delete", "take one"]).success();
     assert_eq!(
         b.json(&["box", &b.addr(), "list", "--json"]),
@@ -354,6 +353,11 @@ fn garbage_oversized_and_old_hosts_get_errors_and_the_box_goes_on() {
     });
     let r = exchange(&mut s, &old);
     assert_eq!(error_code(&r), Some(ErrorCode::ProtocolMismatch), "{r:?}");
+    // A refused Hello ends the connection.
+    let mut rest = Vec::new();
+    assert_eq!(s.read_to_end(&mut rest).unwrap(), 0);
+    let mut s = TcpStream::connect(b.addr).unwrap();
+    s.set_read_timeout(Some(TIMEOUT)).unwrap();
     let hello = framed(&Request::Hello {
         protocol: PROTOCOL_VERSION,
         token: None,

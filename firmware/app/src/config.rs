@@ -20,27 +20,7 @@ use core::net::{Ipv4Addr, SocketAddrV4};
 use core::str::FromStr;
 
 use heapless::Vec;
-
-/// How many targets the box sends each frame to.
-pub const MAX_TARGETS: usize = 4;
-
-/// How often the take is played.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Loops {
-    /// This many times (at least 1).
-    Times(u32),
-    /// Until stopped.
-    Forever,
-}
-
-/// A static IPv4 configuration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StaticV4 {
-    pub address: Ipv4Addr,
-    pub prefix_len: u8,
-    pub gateway: Option<Ipv4Addr>,
-}
+use llv_core::settings::{Loops, StaticAddress, Target, MAX_TARGETS};
 
 /// How the box gets its address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,14 +30,17 @@ pub struct NetPolicy {
     /// How long to wait for a lease before falling back to `fallback`.
     pub dhcp_timeout_ms: u32,
     /// Used when DHCP is off or gets no lease in time.
-    pub fallback: StaticV4,
+    pub fallback: StaticAddress,
 }
 
 /// Everything the command line can set.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BoxConfig {
-    pub targets: Vec<SocketAddrV4, MAX_TARGETS>,
+    /// Where the built-in take is sent.
+    pub targets: Vec<Target, MAX_TARGETS>,
+    /// How often the built-in take is played.
     pub loops: Loops,
+    /// How the box gets its address.
     pub net: NetPolicy,
 }
 
@@ -67,18 +50,23 @@ pub struct BoxConfig {
 pub enum ConfigErrorKind {
     /// A word without `=`.
     NotKeyValue,
+    /// A key the box does not know.
     UnknownKey,
     /// A target that is not `a.b.c.d:port`, or port 0.
     BadTarget,
+    /// More than [`MAX_TARGETS`] targets.
     TooManyTargets,
     /// `targets=` with nothing after it.
     NoTargets,
+    /// Not a number, `0` or `forever`.
     BadLoop,
     /// Not `a.b.c.d/prefix` with prefix 0..=32.
     BadStatic,
+    /// Not an IPv4 address or `none`.
     BadGateway,
     /// Not `on` or `off`.
     BadDhcp,
+    /// Not a number of milliseconds.
     BadTimeout,
 }
 
@@ -86,18 +74,20 @@ pub enum ConfigErrorKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ConfigError {
+    /// Index of the word, counted from 0.
     pub word: usize,
+    /// What is wrong with it.
     pub kind: ConfigErrorKind,
 }
 
 impl BoxConfig {
     /// A configuration that sends to `targets` once, DHCP first and then
     /// `fallback` after four seconds.
-    pub fn new(targets: &[SocketAddrV4], fallback: StaticV4) -> Self {
+    pub fn new(targets: &[SocketAddrV4], fallback: StaticAddress) -> Self {
         let mut list = Vec::new();
         for t in targets.iter().take(MAX_TARGETS) {
             // Cannot fail: at most MAX_TARGETS are taken.
-            let _ = list.push(*t);
+            let _ = list.push(Target::from(*t));
         }
         BoxConfig {
             targets: list,
@@ -135,14 +125,16 @@ impl BoxConfig {
                 "static" => {
                     let (address, prefix_len) =
                         parse_cidr(value).ok_or(err(ConfigErrorKind::BadStatic))?;
-                    self.net.fallback.address = address;
+                    self.net.fallback.ip = address.octets();
                     self.net.fallback.prefix_len = prefix_len;
                 }
                 "gw" => {
                     self.net.fallback.gateway = match value {
                         "none" => None,
                         v => Some(
-                            Ipv4Addr::from_str(v).map_err(|_| err(ConfigErrorKind::BadGateway))?,
+                            Ipv4Addr::from_str(v)
+                                .map_err(|_| err(ConfigErrorKind::BadGateway))?
+                                .octets(),
                         ),
                     }
                 }
@@ -153,7 +145,7 @@ impl BoxConfig {
     }
 }
 
-fn parse_targets(value: &str) -> Result<Vec<SocketAddrV4, MAX_TARGETS>, ConfigErrorKind> {
+fn parse_targets(value: &str) -> Result<Vec<Target, MAX_TARGETS>, ConfigErrorKind> {
     let mut targets = Vec::new();
     for part in value.split(',').filter(|p| !p.is_empty()) {
         let addr = SocketAddrV4::from_str(part).map_err(|_| ConfigErrorKind::BadTarget)?;
@@ -161,7 +153,7 @@ fn parse_targets(value: &str) -> Result<Vec<SocketAddrV4, MAX_TARGETS>, ConfigEr
             return Err(ConfigErrorKind::BadTarget);
         }
         targets
-            .push(addr)
+            .push(Target::from(addr))
             .map_err(|_| ConfigErrorKind::TooManyTargets)?;
     }
     if targets.is_empty() {
@@ -172,8 +164,8 @@ fn parse_targets(value: &str) -> Result<Vec<SocketAddrV4, MAX_TARGETS>, ConfigEr
 
 fn parse_loops(value: &str) -> Option<Loops> {
     match value {
-        "forever" | "0" => Some(Loops::Forever),
-        v => v.parse::<u32>().ok().map(Loops::Times),
+        "forever" => Some(Loops::Forever),
+        v => v.parse().ok().map(Loops::from_count),
     }
 }
 
@@ -191,10 +183,10 @@ mod tests {
     fn base() -> BoxConfig {
         BoxConfig::new(
             &[SocketAddrV4::new(Ipv4Addr::new(10, 0, 2, 2), 11111)],
-            StaticV4 {
-                address: Ipv4Addr::new(10, 0, 2, 15),
+            StaticAddress {
+                ip: [10, 0, 2, 15],
                 prefix_len: 24,
-                gateway: Some(Ipv4Addr::new(10, 0, 2, 2)),
+                gateway: Some([10, 0, 2, 2]),
             },
         )
     }
@@ -213,14 +205,20 @@ mod tests {
         assert_eq!(
             c.targets.as_slice(),
             &[
-                SocketAddrV4::new(Ipv4Addr::new(10, 0, 2, 2), 11111),
-                SocketAddrV4::new(Ipv4Addr::new(10, 0, 2, 2), 11112)
+                Target {
+                    ip: [10, 0, 2, 2],
+                    port: 11111
+                },
+                Target {
+                    ip: [10, 0, 2, 2],
+                    port: 11112
+                }
             ]
         );
         assert_eq!(c.loops, Loops::Times(2));
         assert!(!c.net.dhcp);
         assert_eq!(c.net.dhcp_timeout_ms, 250);
-        assert_eq!(c.net.fallback.address, Ipv4Addr::new(192, 168, 1, 50));
+        assert_eq!(c.net.fallback.ip, [192, 168, 1, 50]);
         assert_eq!(c.net.fallback.prefix_len, 16);
         assert_eq!(c.net.fallback.gateway, None);
     }

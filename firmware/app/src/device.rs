@@ -1,55 +1,93 @@
-//! The box as the control session sees it ([`Device`]): a player that takes
-//! play requests, a stop, the playing position, uptime and address; plus the
-//! autoplay at power-up.
+//! The box as the control session sees it ([`BoxDevice`]): a player that
+//! takes commands, the playing position, uptime and address; the player task
+//! ([`run_player`]) and the autoplay at power-up.
+//!
+//! Play and Stop are commands in one signal, the latest winning: a Stop that
+//! comes right after a Play (before the player took it) cancels it, and one
+//! that comes during playback cancels the playback at whatever it waits for.
 
 use core::cell::RefCell;
-use core::net::{Ipv4Addr, SocketAddrV4};
+use core::net::Ipv4Addr;
 
+use embassy_futures::select::{select, Either};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::blocking_mutex::Mutex as BlockingMutex;
 use embassy_sync::signal::Signal;
-use embassy_time::Instant;
+use embassy_time::{Duration, Instant};
 use embedded_storage_async::nor_flash::NorFlash;
-use heapless::{String, Vec};
-use llv_box_store::{Device, TakeReader};
-use llv_core::control::{Playing, Settings, Target, MAX_TARGETS, SUBJECT_LEN};
+use heapless::Vec;
+use llv_box_control::Device;
+use llv_box_store::TakeReader;
+use llv_core::control::{Fault, Playing, MAX_FAULTS};
+use llv_core::settings::{Loops, Settings, Target, MAX_TARGETS};
 
-use crate::config::{Loops, MAX_TARGETS as CONFIG_TARGETS};
 use crate::fmt::{info, warning};
-use crate::player::{play, StopSignal};
+use crate::player::{play, PlayReport};
+use crate::ring::FrameRing;
 use crate::sink::PacketSink;
-use crate::stored::{SharedStore, StoreSource};
+use crate::stored::{SharedStore, StoreSource, SubjectCell, READ_AHEAD};
 
-const _: () = assert!(MAX_TARGETS <= CONFIG_TARGETS);
-
-/// What the player is asked to play.
-pub struct PlayRequest {
-    reader: TakeReader,
-    targets: Vec<SocketAddrV4, MAX_TARGETS>,
-    loops: Loops,
+/// What the player is told to do; a newer command replaces one not yet taken.
+enum Command {
+    /// Play a stored take, replacing what plays.
+    Play {
+        reader: TakeReader,
+        targets: Vec<Target, MAX_TARGETS>,
+        loops: Loops,
+    },
+    /// Stop playing.
+    Stop,
 }
 
 type Shared<T> = BlockingMutex<CriticalSectionRawMutex, RefCell<T>>;
 
-/// State shared by the control session, the player and autoplay.
+/// When the player last showed life: the time, and the deadline of the frame in hand.
+#[derive(Clone, Copy)]
+struct Life {
+    at: Instant,
+    due: Instant,
+}
+
+/// State shared by the control session, the player, autoplay and the watchdog's keeper.
 pub struct BoxState {
-    request: Signal<CriticalSectionRawMutex, PlayRequest>,
-    stop: StopSignal,
+    commands: Signal<CriticalSectionRawMutex, Command>,
     playing: Shared<Option<Playing>>,
-    subject: Shared<Option<String<SUBJECT_LEN>>>,
+    life: Shared<Option<Life>>,
+    subject: SubjectCell,
     address: Shared<Option<[u8; 4]>>,
+    faults: Shared<Vec<Fault, MAX_FAULTS>>,
 }
 
 impl BoxState {
-    /// Idle, no subject rename, no address yet.
+    /// Idle, no subject rename, no address yet, no faults.
     pub const fn new() -> Self {
         BoxState {
-            request: Signal::new(),
-            stop: StopSignal::new(),
+            commands: Signal::new(),
             playing: BlockingMutex::new(RefCell::new(None)),
+            life: BlockingMutex::new(RefCell::new(None)),
             subject: BlockingMutex::new(RefCell::new(None)),
             address: BlockingMutex::new(RefCell::new(None)),
+            faults: BlockingMutex::new(RefCell::new(Vec::new())),
         }
+    }
+
+    /// Sets the faults `Status` reports (found at power-up).
+    pub fn set_faults(&self, faults: &[Fault]) {
+        self.faults.lock(|f| {
+            let mut f = f.borrow_mut();
+            f.clear();
+            // At most MAX_FAULTS are taken.
+            let _ = f.extend_from_slice(&faults[..faults.len().min(MAX_FAULTS)]);
+        });
+    }
+
+    /// Whether the player plays but has shown no life for `limit`: no frame
+    /// sent and none due within it.
+    pub fn player_stalled(&self, now: Instant, limit: Duration) -> bool {
+        self.life.lock(|l| {
+            l.borrow()
+                .is_some_and(|l| now.saturating_duration_since(l.at.max(l.due)) > limit)
+        })
     }
 
     /// Takes the stored settings that apply while running (the subject rename).
@@ -64,41 +102,37 @@ impl BoxState {
             .lock(|a| *a.borrow_mut() = Some(address.octets()));
     }
 
-    /// The subject every sent frame gets, if renamed.
-    pub fn subject(&self) -> Option<String<SUBJECT_LEN>> {
-        self.subject.lock(|s| s.borrow().clone())
-    }
-
-    /// Notes that frame `index` is the next one out (a lower index starts a new loop).
-    pub fn frame_read(&self, index: u32) {
-        self.playing.lock(|p| {
-            if let Some(p) = p.borrow_mut().as_mut() {
-                if index < p.frame {
-                    p.loops_done += 1;
-                }
-                p.frame = index;
-            }
+    /// Tells the player to play `reader`'s take, replacing what plays.
+    pub fn request_play(&self, reader: TakeReader, targets: &[Target], loop_count: u32) {
+        self.commands.signal(Command::Play {
+            reader,
+            targets: targets.iter().take(MAX_TARGETS).copied().collect(),
+            loops: Loops::from_count(loop_count),
         });
     }
 
-    /// Asks the player for `reader`'s take, replacing what plays.
-    pub fn request_play(&self, reader: TakeReader, targets: &[Target], loop_count: u32) {
-        let targets = targets
-            .iter()
-            .take(MAX_TARGETS)
-            .map(|t| SocketAddrV4::new(Ipv4Addr::from(t.ip), t.port))
-            .collect();
-        let loops = match loop_count {
-            0 => Loops::Forever,
-            n => Loops::Times(n),
+    /// Tells the player to stop.
+    pub fn request_stop(&self) {
+        self.commands.signal(Command::Stop);
+    }
+
+    /// What is playing, if anything.
+    pub fn playing(&self) -> Option<Playing> {
+        self.playing.lock(|p| p.borrow().clone())
+    }
+
+    fn progress(&self, report: &PlayReport) {
+        let life = Life {
+            at: Instant::now(),
+            due: Instant::from_micros(report.due_us),
         };
-        if self.playing.lock(|p| p.borrow().is_some()) {
-            self.stop.signal(());
-        }
-        self.request.signal(PlayRequest {
-            reader,
-            targets,
-            loops,
+        self.life.lock(|l| *l.borrow_mut() = Some(life));
+        self.playing.lock(|p| {
+            if let Some(p) = p.borrow_mut().as_mut() {
+                p.frame = report.frame;
+                p.loops_done = report.loops_done;
+                p.targets.clone_from(&report.targets);
+            }
         });
     }
 }
@@ -121,11 +155,11 @@ impl Device for BoxDevice<'_> {
     }
 
     fn stop(&mut self) {
-        self.state.stop.signal(());
+        self.state.request_stop();
     }
 
     fn playing(&self) -> Option<Playing> {
-        self.state.playing.lock(|p| p.borrow().clone())
+        self.state.playing()
     }
 
     fn uptime_ms(&self) -> u64 {
@@ -136,54 +170,75 @@ impl Device for BoxDevice<'_> {
         self.state.address.lock(|a| *a.borrow())
     }
 
+    fn faults(&self) -> Vec<Fault, MAX_FAULTS> {
+        self.state.faults.lock(|f| f.borrow().clone())
+    }
+
     fn settings_changed(&mut self, settings: &Settings) {
         self.state.apply_settings(settings);
     }
 }
 
-/// Plays what is requested, one take at a time, forever.
+/// Plays what is commanded, one take at a time, forever. A new command
+/// cancels the playback in progress wherever it waits.
 pub async fn run_player<F: NorFlash, K: PacketSink>(
     store: &SharedStore<F>,
     state: &BoxState,
     sink: &mut K,
 ) -> ! {
+    let mut ring = FrameRing::<READ_AHEAD>::new();
+    let mut command = state.commands.wait().await;
     loop {
-        let request = state.request.wait().await;
-        state.stop.reset();
-        let name = request.reader.header().name.clone();
+        let Command::Play {
+            reader,
+            targets,
+            loops,
+        } = command
+        else {
+            command = state.commands.wait().await;
+            continue;
+        };
+        let name = reader.header().name.clone();
         info!("playing {=str}", name.as_str());
         state.playing.lock(|p| {
             *p.borrow_mut() = Some(Playing {
                 take: name,
                 frame: 0,
                 loops_done: 0,
+                targets: Vec::new(),
             })
         });
-        let mut source = StoreSource::new(store, request.reader, state);
-        match play(
-            &mut source,
-            sink,
-            &request.targets,
-            request.loops,
-            &state.stop,
-        )
-        .await
-        {
-            Ok(report) => info!(
-                "played {} frames, {} send errors",
-                report.frames, report.send_errors
-            ),
-            Err(e) => warning!("playback ended: {}", e),
-        }
+        let now = Instant::now();
+        state
+            .life
+            .lock(|l| *l.borrow_mut() = Some(Life { at: now, due: now }));
+        let mut source = StoreSource::new(store, reader, &mut ring, &state.subject);
+        let playback = play(&mut source, sink, &targets, loops, |r| state.progress(r));
+        let outcome = select(playback, state.commands.wait()).await;
         state.playing.lock(|p| *p.borrow_mut() = None);
+        state.life.lock(|l| *l.borrow_mut() = None);
+        command = match outcome {
+            Either::First(result) => {
+                match result {
+                    Ok(report) => info!(
+                        "played {} frames, {} dropped, {} late",
+                        report.frames,
+                        report.dropped(),
+                        report.late_frames
+                    ),
+                    Err(e) => warning!("playback ended: {}", e),
+                }
+                state.commands.wait().await
+            }
+            Either::Second(next) => next,
+        };
     }
 }
 
-/// At power-up: plays the autoplay take of the settings, if it exists, to the
-/// configured targets.
-pub async fn autoplay<F: NorFlash>(store: &SharedStore<F>, state: &BoxState) {
+/// At power-up: plays the autoplay take of `settings` (the stored ones the box
+/// uses), if it exists, to their targets.
+pub async fn autoplay<F: NorFlash>(store: &SharedStore<F>, state: &BoxState, settings: &Settings) {
     let store = store.lock().await;
-    let settings = store.settings();
     state.apply_settings(settings);
     let Some(auto) = &settings.autoplay else {
         return;

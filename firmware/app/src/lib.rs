@@ -3,26 +3,34 @@
 //! A board crate brings up its clock, its network interface and an
 //! embassy-net [`Stack`](embassy_net::Stack), reads its command line, and then
 //! calls either [`session::run_store`] with its take store on NOR flash: bring
-//! the network up ([`net`]), autoplay, then play what the control server
-//! ([`control`], [`device`]) asks for from the store ([`stored`]); or
+//! the network up ([`net`]), autoplay, then play what the control port
+//! ([`listener`], [`device`]) asks for from the store ([`stored`]); or
 //! [`session::run`]: play one take (the `builtin` one) to the configured
 //! targets ([`config`]).
 #![cfg_attr(not(test), no_std)]
+#![warn(missing_docs)]
 
 mod fmt;
 
+pub mod boot;
 #[cfg(feature = "builtin")]
 pub mod builtin;
 pub mod config;
-pub mod control;
 pub mod device;
+pub mod health;
+pub mod listener;
 pub mod net;
 pub mod player;
+pub mod ring;
 pub mod session;
 pub mod sink;
 pub mod source;
 pub mod stored;
 
-pub use config::{BoxConfig, ConfigError, Loops};
-pub use player::{play, PlayError, PlayReport, StopSignal};
-pub use source::{Frame, FrameSource, ImageSource, MAX_PACKET};
+pub use config::{BoxConfig, ConfigError};
+
+/// Sockets the box's network stack needs: DHCP, one UDP socket per target,
+/// the control connections.
+pub const SOCKETS: usize = 1 + llv_core::settings::MAX_TARGETS + listener::LISTENERS;
+pub use player::{play, PlayError, PlayReport};
+pub use source::{Frame, FrameSource, ImageSource};

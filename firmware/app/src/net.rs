@@ -6,31 +6,35 @@ use embassy_net::{Config, ConfigV4, DhcpConfig, Ipv4Cidr, Stack, StaticConfigV4}
 use embassy_time::{with_timeout, Duration};
 
 use heapless::Vec;
-use llv_core::control::StaticAddress;
+use llv_core::settings::StaticAddress;
 
-use crate::config::{NetPolicy, StaticV4};
+use crate::config::NetPolicy;
 use crate::fmt::{info, warning};
 
 /// How the address was obtained.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum AddressSource {
+    /// Leased from a DHCP server.
     Dhcp,
+    /// The static address (DHCP off, or no lease in time).
     Static,
 }
 
 /// The address in use after [`bring_up`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NetUp {
+    /// Where the address came from.
     pub source: AddressSource,
+    /// The address and prefix.
     pub address: Ipv4Cidr,
 }
 
-/// The smoltcp form of a [`StaticV4`].
-pub fn static_config(s: &StaticV4) -> StaticConfigV4 {
+/// The smoltcp form of a [`StaticAddress`].
+pub fn static_config(s: &StaticAddress) -> StaticConfigV4 {
     StaticConfigV4 {
-        address: Ipv4Cidr::new(s.address, s.prefix_len),
-        gateway: s.gateway,
+        address: Ipv4Cidr::new(Ipv4Addr::from(s.ip), s.prefix_len),
+        gateway: s.gateway.map(Ipv4Addr::from),
         dns_servers: Vec::new(),
     }
 }
@@ -87,11 +91,7 @@ pub fn with_stored_address(policy: NetPolicy, stored: Option<&StaticAddress>) ->
     match stored {
         Some(s) => NetPolicy {
             dhcp: false,
-            fallback: StaticV4 {
-                address: Ipv4Addr::from(s.ip),
-                prefix_len: s.prefix_len,
-                gateway: s.gateway.map(Ipv4Addr::from),
-            },
+            fallback: *s,
             ..policy
         },
         None => policy,

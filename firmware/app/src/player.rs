@@ -5,43 +5,53 @@
 //! `start + k * period + time(n)`, computed from `start` each time, so
 //! rounding and late wake-ups never accumulate into drift. A late frame is
 //! sent at once and the following ones keep their own deadlines.
+//!
+//! Sending never waits ([`PacketSink::offer`]): a target whose queue is full
+//! loses that frame, counted in its [`TargetCounts`]. To stop a playback, drop
+//! its future (the box races it against new commands): every wait in it is an
+//! `.await`, so a stop always wins at once.
 
-use core::net::SocketAddrV4;
+use embassy_time::{with_timeout, Duration, Instant, Timer};
+use heapless::Vec;
+use llv_core::control::TargetCounts;
+use llv_core::packet::MAX_LEN;
+use llv_core::settings::{Loops, Target, MAX_TARGETS};
 
-use embassy_futures::select::{select, Either};
-use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
-use embassy_sync::signal::Signal;
-use embassy_time::{Duration, Instant, Timer};
-
-use crate::config::Loops;
 use crate::fmt::info;
-use crate::sink::PacketSink;
-use crate::source::{FrameSource, MAX_PACKET};
-
-/// Signalled to stop playback early (a clean stop: the socket is flushed).
-pub type StopSignal = Signal<CriticalSectionRawMutex, ()>;
+use crate::sink::{Offer, PacketSink};
+use crate::source::FrameSource;
 
 /// A frame sent more than this after its deadline counts as late.
 pub const LATE_AFTER_US: u64 = 2_000;
 
-/// What a playback did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How long the end of a playback waits for the queues to drain.
+pub const FLUSH_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// What a playback did so far.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct PlayReport {
-    /// Frames sent (each to every target).
+    /// Frames sent (each offered to every target).
     pub frames: u32,
-    /// Datagrams queued without error.
-    pub packets: u32,
-    /// Datagrams the sink refused.
-    pub send_errors: u32,
+    /// Index of the frame last sent.
+    pub frame: u32,
     /// Complete passes through the take.
     pub loops_done: u32,
     /// Frames sent more than [`LATE_AFTER_US`] after their deadline.
     pub late_frames: u32,
     /// The largest lateness seen, in µs.
     pub max_late_us: u64,
-    /// Playback ended through the stop signal.
-    pub stopped: bool,
+    /// Per target: frames queued and dropped.
+    pub targets: Vec<TargetCounts, MAX_TARGETS>,
+    /// When the frame in hand is due, in µs since power-up.
+    pub due_us: u64,
+}
+
+impl PlayReport {
+    /// Frames dropped, all targets together.
+    pub fn dropped(&self) -> u32 {
+        self.targets.iter().map(|t| t.dropped).sum()
+    }
 }
 
 /// Why playback could not go on.
@@ -52,8 +62,15 @@ pub enum PlayError<E> {
     EmptyTake,
     /// No target to send to.
     NoTargets,
+    /// The take would loop faster than `llv_core::take::MAX_FPS`.
+    TooFast,
     /// Reading frame `index` failed.
-    Source { index: u32, error: E },
+    Source {
+        /// The frame.
+        index: u32,
+        /// Why.
+        error: E,
+    },
 }
 
 /// Offset of frame `time_us` in loop `loop_index` from the start, in µs.
@@ -63,14 +80,16 @@ pub fn deadline_offset_us(loop_index: u64, period_us: u32, time_us: u32) -> u64 
         .saturating_add(u64::from(time_us))
 }
 
-/// Plays `source` to `targets` through `sink`, `loops` times or until `stop`
-/// is signalled, then flushes the sink.
+/// Plays `source` to `targets` (at most [`MAX_TARGETS`]) through `sink`,
+/// `loops` times, then waits up to [`FLUSH_TIMEOUT`] for the queues to drain.
+/// `progress` sees the report when a frame is in hand (with its deadline) and
+/// when it has been sent.
 pub async fn play<S: FrameSource, K: PacketSink>(
     source: &mut S,
     sink: &mut K,
-    targets: &[SocketAddrV4],
+    targets: &[Target],
     loops: Loops,
-    stop: &StopSignal,
+    mut progress: impl FnMut(&PlayReport),
 ) -> Result<PlayReport, PlayError<S::Error>> {
     let count = source.frame_count();
     if count == 0 {
@@ -79,14 +98,27 @@ pub async fn play<S: FrameSource, K: PacketSink>(
     if targets.is_empty() {
         return Err(PlayError::NoTargets);
     }
-    // A zero period would make an endless loop spin without waiting.
-    let period_us = source.period_us().max(1);
-    let mut report = PlayReport::default();
-    let mut buf = [0u8; MAX_PACKET];
+    let period_us = source.period_us();
+    if llv_core::take::too_fast(count, period_us) {
+        return Err(PlayError::TooFast);
+    }
+    let mut report = PlayReport {
+        targets: targets
+            .iter()
+            .take(MAX_TARGETS)
+            .map(|&target| TargetCounts {
+                target,
+                sent: 0,
+                dropped: 0,
+            })
+            .collect(),
+        ..PlayReport::default()
+    };
+    sink.open(targets);
+    let mut buf = [0u8; MAX_LEN];
     let start = Instant::now();
     let mut loop_index: u64 = 0;
-
-    'play: loop {
+    loop {
         if let Loops::Times(n) = loops {
             if loop_index >= u64::from(n) {
                 break;
@@ -99,28 +131,30 @@ pub async fn play<S: FrameSource, K: PacketSink>(
                 .map_err(|error| PlayError::Source { index, error })?;
             let due = start
                 + Duration::from_micros(deadline_offset_us(loop_index, period_us, frame.time_us));
-            if let Either::Second(()) = select(Timer::at(due), stop.wait()).await {
-                report.stopped = true;
-                break 'play;
-            }
+            report.due_us = due.as_micros();
+            progress(&report);
+            Timer::at(due).await;
             let late = Instant::now().saturating_duration_since(due).as_micros();
             if late > LATE_AFTER_US {
                 report.late_frames += 1;
             }
             report.max_late_us = report.max_late_us.max(late);
-            let packet = &buf[..frame.len.min(MAX_PACKET)];
-            for target in targets {
-                match sink.send(packet, *target).await {
-                    Ok(()) => report.packets += 1,
-                    Err(_) => report.send_errors += 1,
+            let packet = &buf[..frame.len.min(MAX_LEN)];
+            for (i, counts) in report.targets.iter_mut().enumerate() {
+                match sink.offer(i, packet) {
+                    Offer::Queued => counts.sent += 1,
+                    Offer::Full | Offer::Refused => counts.dropped += 1,
                 }
             }
             report.frames += 1;
+            report.frame = index;
+            progress(&report);
         }
         loop_index += 1;
         report.loops_done += 1;
         info!("loop {} done", report.loops_done);
     }
-    sink.flush().await;
+    // A dead target's queue never drains: the wait is bounded.
+    let _ = with_timeout(FLUSH_TIMEOUT, sink.flush()).await;
     Ok(report)
 }

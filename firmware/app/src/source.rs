@@ -1,13 +1,11 @@
 //! Where the player gets its frames from.
 //!
-//! [`FrameSource`] is the seam between the player and storage: today the
-//! take image built into the firmware ([`ImageSource`]), later a take in NOR
-//! flash. Reads are async so a flash-backed source can await its driver.
+//! [`FrameSource`] is the seam between the player and storage: a take image in
+//! memory ([`ImageSource`], the built-in take) or a take in the store
+//! (`crate::stored`). Reads are async so a flash-backed source can await its driver.
 
+use llv_core::packet::MAX_LEN;
 use llv_core::take::{FrameEntry, TakeError, TakeHeader, TakeImage};
-
-/// The largest packet the project handles (FORMATS.md, section 1).
-pub const MAX_PACKET: usize = 774;
 
 /// One frame's timing and size; its bytes are in the caller's buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,7 +13,7 @@ pub const MAX_PACKET: usize = 774;
 pub struct Frame {
     /// Offset from frame 0, in µs (absolute, not a delta).
     pub time_us: u32,
-    /// Packet length in bytes (at most [`MAX_PACKET`]).
+    /// Packet length in bytes (at most [`MAX_LEN`]).
     pub len: usize,
 }
 
@@ -23,6 +21,7 @@ pub struct Frame {
 // The box runs on a single-threaded executor: futures need not be Send.
 #[allow(async_fn_in_trait)]
 pub trait FrameSource {
+    /// Why a frame could not be read.
     type Error;
 
     /// Number of frames in the take.
@@ -36,7 +35,7 @@ pub trait FrameSource {
     async fn read_frame(
         &mut self,
         index: u32,
-        buf: &mut [u8; MAX_PACKET],
+        buf: &mut [u8; MAX_LEN],
     ) -> Result<Frame, Self::Error>;
 }
 
@@ -49,12 +48,14 @@ pub struct ImageSource<'a> {
 }
 
 impl<'a> ImageSource<'a> {
+    /// Parses and CRC-checks `bytes` as a take image.
     pub fn new(bytes: &'a [u8]) -> Result<Self, TakeError> {
         let image = TakeImage::parse(bytes)?;
         let next = (0, image.header().packets_offset());
         Ok(ImageSource { image, next })
     }
 
+    /// The take's header.
     pub fn header(&self) -> &TakeHeader {
         self.image.header()
     }
@@ -92,7 +93,7 @@ impl FrameSource for ImageSource<'_> {
     async fn read_frame(
         &mut self,
         index: u32,
-        buf: &mut [u8; MAX_PACKET],
+        buf: &mut [u8; MAX_LEN],
     ) -> Result<Frame, TakeError> {
         if index >= self.frame_count() {
             return Err(TakeError::FrameCount);
@@ -104,7 +105,7 @@ impl FrameSource for ImageSource<'_> {
             .image
             .as_bytes()
             .get(at..at + len)
-            .filter(|_| len <= MAX_PACKET)
+            .filter(|_| len <= MAX_LEN)
             .ok_or(TakeError::Inconsistent)?;
         buf[..len].copy_from_slice(packet);
         self.next = if index + 1 == self.frame_count() {

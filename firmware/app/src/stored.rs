@@ -1,19 +1,32 @@
-//! A take in the box's store as a [`FrameSource`]: each frame is read from
-//! flash under the store's mutex (held only for that read), its subject
-//! renamed when the settings ask for it, and the playing position recorded
-//! for `Status`.
+//! A take in the box's store as a [`FrameSource`], read ahead into a
+//! [`FrameRing`]: whenever the store is free the ring is topped up, so an
+//! erase or a write that holds the store (an upload, a delete, a settings
+//! save: a second or more per 128 KiB on the STM32H7) never delays a frame
+//! the ring holds. Each frame's subject is renamed when the settings ask.
+
+use core::cell::RefCell;
 
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
+use embassy_sync::blocking_mutex::Mutex as BlockingMutex;
 use embassy_sync::mutex::Mutex;
 use embedded_storage_async::nor_flash::NorFlash;
-use llv_box_store::{Store, StoreError, TakeReader};
-use llv_core::packet::FaceFrame;
+use heapless::String;
+use llv_box_store::{Store, TakeReader};
+use llv_core::packet::{FaceFrame, MAX_LEN};
+use llv_core::settings::SUBJECT_LEN;
 
-use crate::device::BoxState;
-use crate::source::{Frame, FrameSource, MAX_PACKET};
+use crate::ring::FrameRing;
+use crate::source::{Frame, FrameSource};
 
 /// The store shared by the control session and the player.
 pub type SharedStore<F> = Mutex<CriticalSectionRawMutex, Store<F>>;
+
+/// The subject every sent frame gets, if renamed; changed by the settings at any time.
+pub type SubjectCell = BlockingMutex<CriticalSectionRawMutex, RefCell<Option<String<SUBJECT_LEN>>>>;
+
+/// Bytes of read-ahead: over 2.8 s of the largest frames (774 bytes) at
+/// 60 fps, over 6 s of typical ones, against the H7's 2.2 s worst sector erase.
+pub const READ_AHEAD: usize = 128 * 1024;
 
 /// Why a stored frame could not be played.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,25 +38,55 @@ pub enum StoredError {
     Rename,
 }
 
-/// Frames of a stored take.
-pub struct StoreSource<'a, F> {
+/// Frames of a stored take, through a read-ahead ring.
+pub struct StoreSource<'a, F, const N: usize> {
     store: &'a SharedStore<F>,
     reader: TakeReader,
-    state: &'a BoxState,
+    ring: &'a mut FrameRing<N>,
+    /// Index of the frame at the front of the ring.
+    front: u32,
+    /// Index of the next frame to read into the ring.
+    fetch: u32,
+    subject: &'a SubjectCell,
 }
 
-impl<'a, F: NorFlash> StoreSource<'a, F> {
-    /// Plays `reader`'s take from `store`, reporting progress into `state`.
-    pub fn new(store: &'a SharedStore<F>, reader: TakeReader, state: &'a BoxState) -> Self {
+impl<'a, F: NorFlash, const N: usize> StoreSource<'a, F, N> {
+    /// Plays `reader`'s take from `store` through `ring`, renamed per `subject`.
+    pub fn new(
+        store: &'a SharedStore<F>,
+        reader: TakeReader,
+        ring: &'a mut FrameRing<N>,
+        subject: &'a SubjectCell,
+    ) -> Self {
+        ring.clear();
         StoreSource {
             store,
             reader,
-            state,
+            ring,
+            front: 0,
+            fetch: 0,
+            subject,
         }
+    }
+
+    /// Reads frames into the ring until it could not take the largest packet.
+    async fn fill(&mut self, store: &mut Store<F>) -> Result<(), StoredError> {
+        let mut raw = [0u8; MAX_LEN];
+        let count = self.reader.header().frame_count;
+        while self.ring.fits(MAX_LEN) {
+            let (entry, packet) = self
+                .reader
+                .packet(store, self.fetch, &mut raw)
+                .await
+                .map_err(|_| StoredError::Read)?;
+            self.ring.push(entry.time_us, packet);
+            self.fetch = next(self.fetch, count);
+        }
+        Ok(())
     }
 }
 
-impl<F: NorFlash> FrameSource for StoreSource<'_, F> {
+impl<F: NorFlash, const N: usize> FrameSource for StoreSource<'_, F, N> {
     type Error = StoredError;
 
     fn frame_count(&self) -> u32 {
@@ -57,18 +100,25 @@ impl<F: NorFlash> FrameSource for StoreSource<'_, F> {
     async fn read_frame(
         &mut self,
         index: u32,
-        buf: &mut [u8; MAX_PACKET],
+        buf: &mut [u8; MAX_LEN],
     ) -> Result<Frame, StoredError> {
-        let mut raw = [0u8; MAX_PACKET];
-        let (entry, len) = {
+        if index != self.front {
+            self.ring.clear();
+            self.front = index;
+            self.fetch = index;
+        }
+        // Top up while nobody holds the store; wait for it only when the ring is dry.
+        if let Ok(mut store) = self.store.try_lock() {
+            self.fill(&mut store).await?;
+        }
+        if self.ring.is_empty() {
             let mut store = self.store.lock().await;
-            let read: Result<_, StoreError<F::Error>> =
-                self.reader.packet(&mut store, index, &mut raw).await;
-            let (entry, packet) = read.map_err(|_| StoredError::Read)?;
-            (entry, packet.len())
-        };
-        self.state.frame_read(index);
-        let len = match self.state.subject() {
+            self.fill(&mut store).await?;
+        }
+        let mut raw = [0u8; MAX_LEN];
+        let (time_us, len) = self.ring.pop(&mut raw).ok_or(StoredError::Read)?;
+        self.front = next(index, self.frame_count());
+        let len = match self.subject.lock(|s| s.borrow().clone()) {
             Some(subject) => {
                 let mut frame = FaceFrame::decode(&raw[..len]).map_err(|_| StoredError::Rename)?;
                 frame.subject = subject.as_str();
@@ -79,9 +129,15 @@ impl<F: NorFlash> FrameSource for StoreSource<'_, F> {
                 len
             }
         };
-        Ok(Frame {
-            time_us: entry.time_us,
-            len,
-        })
+        Ok(Frame { time_us, len })
+    }
+}
+
+/// The frame after `index` in a take of `count` frames (0 after the last).
+fn next(index: u32, count: u32) -> u32 {
+    if index.saturating_add(1) >= count {
+        0
+    } else {
+        index + 1
     }
 }

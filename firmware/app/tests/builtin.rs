@@ -4,7 +4,8 @@ use std::io::Read;
 
 use embassy_futures::block_on;
 use llv_box::builtin::{take, TAKE_IMAGE};
-use llv_box::{FrameSource, ImageSource, MAX_PACKET};
+use llv_box::{FrameSource, ImageSource};
+use llv_core::packet::MAX_LEN as MAX_PACKET;
 
 fn example_packets() -> Vec<Vec<u8>> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/dao.gesichter");

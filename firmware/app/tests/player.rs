@@ -1,107 +1,18 @@
-//! The player on the host: embassy-time's std clock, a recording sink and an
-//! in-memory source.
+//! The player on embassy-time's mock clock: exact deadlines, per-target drops,
+//! cancellation, and refusals.
 
-use std::cell::Cell;
-use std::net::{Ipv4Addr, SocketAddrV4};
+mod common;
 
-use embassy_futures::block_on;
-use embassy_time::Instant;
-use llv_box::player::{deadline_offset_us, play, PlayError, StopSignal};
-use llv_box::sink::PacketSink;
-use llv_box::{Frame, FrameSource, Loops, MAX_PACKET};
+use common::*;
+use embassy_futures::select::{select, Either};
+use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
+use embassy_sync::signal::Signal;
+use embassy_time::{Duration, Instant};
+use llv_box::player::{deadline_offset_us, play, PlayError, FLUSH_TIMEOUT};
+use llv_core::settings::Loops;
 
-struct VecSource {
-    frames: Vec<(u32, Vec<u8>)>,
-    period_us: u32,
-    fail_at: Option<u32>,
-}
-
-impl FrameSource for VecSource {
-    type Error = &'static str;
-
-    fn frame_count(&self) -> u32 {
-        self.frames.len() as u32
-    }
-
-    fn period_us(&self) -> u32 {
-        self.period_us
-    }
-
-    async fn read_frame(
-        &mut self,
-        index: u32,
-        buf: &mut [u8; MAX_PACKET],
-    ) -> Result<Frame, Self::Error> {
-        if self.fail_at == Some(index) {
-            return Err("broken");
-        }
-        let (time_us, bytes) = &self.frames[index as usize];
-        buf[..bytes.len()].copy_from_slice(bytes);
-        Ok(Frame {
-            time_us: *time_us,
-            len: bytes.len(),
-        })
-    }
-}
-
-#[derive(Default)]
-struct Recorder<'s> {
-    sent: Vec<(Instant, SocketAddrV4, Vec<u8>)>,
-    flushed: bool,
-    stop_after: Option<(usize, &'s StopSignal)>,
-    refuse_port: Option<u16>,
-    /// Block the thread this long after sending datagram `.0` (a busy host).
-    stall_after: Option<(usize, std::time::Duration)>,
-    flush_count: Cell<u32>,
-}
-
-impl PacketSink for Recorder<'_> {
-    type Error = ();
-
-    async fn send(&mut self, packet: &[u8], target: SocketAddrV4) -> Result<(), ()> {
-        assert!(!self.flushed, "send after flush");
-        if self.refuse_port == Some(target.port()) {
-            return Err(());
-        }
-        self.sent.push((Instant::now(), target, packet.to_vec()));
-        if let Some((n, stall)) = self.stall_after {
-            if self.sent.len() == n {
-                std::thread::sleep(stall);
-            }
-        }
-        if let Some((n, stop)) = self.stop_after {
-            if self.sent.len() == n {
-                stop.signal(());
-            }
-        }
-        Ok(())
-    }
-
-    async fn flush(&mut self) {
-        self.flushed = true;
-        self.flush_count.set(self.flush_count.get() + 1);
-    }
-}
-
-fn packet(i: u32) -> Vec<u8> {
-    // Distinct, realistic-size payloads: 264..=774 bytes.
-    let len = 264 + (i as usize * 37) % 511;
-    (0..len)
-        .map(|b| (b as u32 ^ i.wrapping_mul(2654435761)) as u8)
-        .collect()
-}
-
-fn source(n: u32, step_us: u32) -> VecSource {
-    VecSource {
-        frames: (0..n).map(|i| (i * step_us, packet(i))).collect(),
-        period_us: n * step_us,
-        fail_at: None,
-    }
-}
-
-fn target(port: u16) -> SocketAddrV4 {
-    SocketAddrV4::new(Ipv4Addr::new(10, 0, 2, 2), port)
-}
+const MS: Duration = Duration::from_millis(1);
+const LIMIT: Duration = Duration::from_secs(60);
 
 #[test]
 fn deadline_offsets_do_not_accumulate() {
@@ -114,184 +25,204 @@ fn deadline_offsets_do_not_accumulate() {
 
 #[test]
 fn every_packet_to_every_target_in_order_bit_exact() {
-    let mut src = source(12, 1_000);
+    let _clock = clock();
+    let mut src = source(12, 5_000);
     let mut sink = Recorder::default();
-    let stop = StopSignal::new();
     let targets = [target(11111), target(11112)];
-    let report = block_on(play(&mut src, &mut sink, &targets, Loops::Times(1), &stop)).unwrap();
-    assert_eq!(report.frames, 12);
-    assert_eq!(report.packets, 24);
-    assert_eq!(report.loops_done, 1);
-    assert!(!report.stopped);
-    assert!(sink.flushed);
+    let report = on_mock_clock(
+        play(&mut src, &mut sink, &targets, Loops::Times(1), |_| ()),
+        MS,
+        LIMIT,
+    )
+    .unwrap();
+    assert_eq!(
+        (report.frames, report.loops_done, report.dropped()),
+        (12, 1, 0)
+    );
+    assert_eq!(report.targets.len(), 2);
+    assert!(report.targets.iter().all(|t| t.sent == 12));
+    assert_eq!((sink.opened, sink.flushed), (1, 1));
     assert_eq!(sink.sent.len(), 24);
     for (i, pair) in sink.sent.chunks(2).enumerate() {
-        assert_eq!(pair[0].1, targets[0]);
-        assert_eq!(pair[1].1, targets[1]);
-        assert_eq!(pair[0].2, packet(i as u32));
-        assert_eq!(pair[1].2, packet(i as u32));
+        assert_eq!((pair[0].target, pair[1].target), (targets[0], targets[1]));
+        assert_eq!(pair[0].bytes, packet(i as u32));
+        assert_eq!(pair[1].bytes, packet(i as u32));
     }
 }
 
 #[test]
 fn frames_leave_at_their_absolute_deadlines_across_loops() {
+    let _clock = clock();
     let step = 5_000;
     let mut src = source(6, step);
     let mut sink = Recorder::default();
-    let stop = StopSignal::new();
-    let before = Instant::now();
-    let report = block_on(play(
-        &mut src,
-        &mut sink,
-        &[target(1)],
-        Loops::Times(3),
-        &stop,
-    ))
+    let start = Instant::now();
+    let report = on_mock_clock(
+        play(&mut src, &mut sink, &[target(1)], Loops::Times(3), |_| ()),
+        MS,
+        LIMIT,
+    )
     .unwrap();
-    assert_eq!(report.frames, 18);
-    assert_eq!(report.loops_done, 3);
-    for (n, (at, _, bytes)) in sink.sent.iter().enumerate() {
-        let n = n as u64;
-        let expected_us = n * u64::from(step);
-        // `play` takes its start after `before`: a frame is never early...
-        let actual_us = at.duration_since(before).as_micros();
-        assert!(
-            actual_us >= expected_us,
-            "frame {n}: {actual_us} < {expected_us}"
-        );
-        // ...and a late one (a busy host) does not push the next ones back.
-        assert!(
-            actual_us < expected_us + 50_000,
-            "frame {n}: {actual_us} >> {expected_us}"
-        );
-        assert_eq!(bytes, &packet((n % 6) as u32));
+    assert_eq!(
+        (report.frames, report.loops_done, report.late_frames),
+        (18, 3, 0)
+    );
+    for (n, sent) in sink.sent.iter().enumerate() {
+        let expected = n as u64 * u64::from(step);
+        assert_eq!((sent.at - start).as_micros(), expected, "frame {n}");
+        assert_eq!(sent.bytes, packet((n % 6) as u32));
     }
 }
 
 #[test]
 fn late_frames_catch_up_instead_of_shifting_the_schedule() {
+    let _clock = clock();
     let step = 20_000;
     let mut src = source(8, step);
     // After frame 2 (due at 40 ms) the host stalls 50 ms: frames 3 and 4
-    // (due at 60 and 80 ms) are both overdue and go out back to back.
+    // (due at 60 and 80 ms) are both overdue and go out at once, and frame 5
+    // keeps its own deadline.
     let mut sink = Recorder {
-        stall_after: Some((3, std::time::Duration::from_millis(50))),
+        stall_after: Some((3, Duration::from_millis(50))),
         ..Default::default()
     };
-    let stop = StopSignal::new();
-    let report = block_on(play(
-        &mut src,
-        &mut sink,
-        &[target(1)],
-        Loops::Times(1),
-        &stop,
-    ))
+    let start = Instant::now();
+    let report = on_mock_clock(
+        play(&mut src, &mut sink, &[target(1)], Loops::Times(1), |_| ()),
+        MS,
+        LIMIT,
+    )
     .unwrap();
-    assert_eq!(report.frames, 8);
-    assert!(report.late_frames >= 2, "{report:?}");
-    assert!(report.max_late_us >= 10_000, "{report:?}");
-    let gap = sink.sent[4].0.duration_since(sink.sent[3].0).as_micros();
-    assert!(
-        gap < 15_000,
-        "frame 4 waited {gap} us after the late frame 3"
+    let at = |i: usize| (sink.sent[i].at - start).as_millis();
+    assert_eq!((at(2), at(3), at(4), at(5)), (40, 90, 90, 100));
+    assert_eq!(report.late_frames, 2, "{report:?}");
+    assert_eq!(report.max_late_us, 30_000);
+}
+
+#[test]
+fn a_full_target_loses_its_frames_and_holds_up_no_other() {
+    let _clock = clock();
+    let mut src = source(30, 16_000);
+    let mut sink = Recorder {
+        full: Some(1),
+        refused: Some(2),
+        ..Default::default()
+    };
+    let targets = [target(1), target(2), target(3)];
+    let start = Instant::now();
+    let report = on_mock_clock(
+        play(&mut src, &mut sink, &targets, Loops::Times(1), |_| ()),
+        MS,
+        LIMIT,
+    )
+    .unwrap();
+    let counts: Vec<_> = report.targets.iter().map(|t| (t.sent, t.dropped)).collect();
+    assert_eq!(counts, [(30, 0), (0, 30), (0, 30)]);
+    assert_eq!(report.late_frames, 0);
+    for (n, sent) in sink.sent.iter().enumerate() {
+        assert_eq!(sent.target, targets[0]);
+        assert_eq!((sent.at - start).as_micros(), n as u64 * 16_000);
+    }
+}
+
+#[test]
+fn a_queue_that_never_drains_holds_the_end_for_the_flush_timeout_only() {
+    let _clock = clock();
+    let mut src = source(3, 5_000);
+    let mut sink = Recorder {
+        stuck: true,
+        ..Default::default()
+    };
+    let start = Instant::now();
+    let report = on_mock_clock(
+        play(&mut src, &mut sink, &[target(1)], Loops::Times(1), |_| ()),
+        MS,
+        LIMIT,
+    )
+    .unwrap();
+    assert_eq!(report.frames, 3);
+    // The last frame leaves at 10 ms; the wait for the queue is bounded.
+    assert_eq!(
+        Instant::now() - start,
+        Duration::from_millis(10) + FLUSH_TIMEOUT
     );
 }
 
 #[test]
-fn stop_signal_ends_playback_cleanly() {
-    static STOP: StopSignal = StopSignal::new();
-    let mut src = source(50, 2_000);
-    let mut sink = Recorder {
-        stop_after: Some((3, &STOP)),
-        ..Default::default()
-    };
-    let report = block_on(play(
-        &mut src,
-        &mut sink,
-        &[target(1)],
-        Loops::Forever,
-        &STOP,
-    ))
-    .unwrap();
-    assert!(report.stopped);
-    assert_eq!(report.frames, 3);
-    assert_eq!(sink.sent.len(), 3);
-    assert!(sink.flushed, "a stop flushes the socket before reporting");
-    assert_eq!(sink.flush_count.get(), 1);
-}
-
-#[test]
-fn refused_datagrams_are_counted_and_the_rest_go_on() {
-    let mut src = source(4, 500);
-    let mut sink = Recorder {
-        refuse_port: Some(2),
-        ..Default::default()
-    };
-    let stop = StopSignal::new();
-    let report = block_on(play(
-        &mut src,
-        &mut sink,
-        &[target(1), target(2)],
-        Loops::Times(1),
-        &stop,
-    ))
-    .unwrap();
-    assert_eq!(report.frames, 4);
-    assert_eq!(report.packets, 4);
-    assert_eq!(report.send_errors, 4);
-}
-
-#[test]
-fn errors() {
-    let stop = StopSignal::new();
+fn a_stop_ends_playback_wherever_it_waits() {
+    let _clock = clock();
+    let stop: Signal<CriticalSectionRawMutex, ()> = Signal::new();
+    let mut src = source(50, 10_000);
     let mut sink = Recorder::default();
-    let mut empty = source(0, 1);
+    let mut reports = 0;
+    let targets = [target(1)];
+    let start = Instant::now();
+    let outcome = on_mock_clock(
+        async {
+            let playing = play(&mut src, &mut sink, &targets, Loops::Forever, |r| {
+                reports += 1;
+                if r.frames == 3 {
+                    stop.signal(());
+                }
+            });
+            select(playing, stop.wait()).await
+        },
+        MS,
+        LIMIT,
+    );
+    assert!(matches!(outcome, Either::Second(())));
+    // Frame 3 was in hand (due at 30 ms) when the stop came: it never left.
+    assert_eq!(sink.sent.len(), 3);
+    assert!(Instant::now() - start < Duration::from_millis(30));
+    assert!(reports >= 6);
+}
+
+#[test]
+fn errors_and_refusals() {
+    let _clock = clock();
+    let mut sink = Recorder::default();
+    let run = |src: &mut VecSource, sink: &mut Recorder, targets: &[_]| {
+        on_mock_clock(play(src, sink, targets, Loops::Times(1), |_| ()), MS, LIMIT)
+    };
     assert_eq!(
-        block_on(play(
-            &mut empty,
-            &mut sink,
-            &[target(1)],
-            Loops::Times(1),
-            &stop
-        )),
+        run(&mut source(0, 1), &mut sink, &[target(1)]),
         Err(PlayError::EmptyTake)
     );
-    let mut src = source(3, 1);
     assert_eq!(
-        block_on(play(&mut src, &mut sink, &[], Loops::Times(1), &stop)),
+        run(&mut source(3, 5_000), &mut sink, &[]),
         Err(PlayError::NoTargets)
     );
-    let mut broken = source(5, 100);
-    broken.fail_at = Some(2);
+    // 240 frames a second at most: 4 frames in 16 ms loop too fast, in 17 ms not.
+    let mut fast = source(4, 4_000);
     assert_eq!(
-        block_on(play(
-            &mut broken,
-            &mut sink,
-            &[target(1)],
-            Loops::Times(1),
-            &stop
-        )),
+        run(&mut fast, &mut sink, &[target(1)]),
+        Err(PlayError::TooFast)
+    );
+    fast.period_us = 16_667;
+    assert!(run(&mut fast, &mut sink, &[target(1)]).is_ok());
+    let mut broken = source(5, 5_000);
+    broken.fail_at = Some(2);
+    sink.sent.clear();
+    assert_eq!(
+        run(&mut broken, &mut sink, &[target(1)]),
         Err(PlayError::Source {
             index: 2,
             error: "broken"
         })
     );
     assert_eq!(sink.sent.len(), 2);
-}
-
-#[test]
-fn zero_loops_sends_nothing_but_flushes() {
-    let stop = StopSignal::new();
-    let mut sink = Recorder::default();
-    let mut src = source(3, 100);
-    let report = block_on(play(
-        &mut src,
-        &mut sink,
-        &[target(1)],
-        Loops::Times(0),
-        &stop,
-    ))
+    // Zero loops send nothing.
+    let report = on_mock_clock(
+        play(
+            &mut source(3, 5_000),
+            &mut sink,
+            &[target(1)],
+            Loops::Times(0),
+            |_| (),
+        ),
+        MS,
+        LIMIT,
+    )
     .unwrap();
     assert_eq!(report.frames, 0);
-    assert!(sink.flushed);
 }

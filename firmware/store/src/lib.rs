@@ -1,13 +1,13 @@
-//! The llv box's take store and control session, generic over any
-//! `embedded_storage_async` NOR flash and free of the network stack.
+//! The llv box's take store, generic over any `embedded_storage_async` NOR
+//! flash and free of the network stack.
 //!
 //! - [`store`]: takes in whole erase blocks with a commit record written last,
 //!   so a power cut or a dropped upload never leaves a half take visible and
 //!   never harms a committed one; plus the settings record.
 //! - [`reader`]: the header, entries and packets of a stored take, for the player.
-//! - [`server`]: one control connection's [`server::Session`]: decoded request in,
-//!   response out; playback goes out through the [`server::Device`] trait.
 //! - `mock` (feature `mock`): a NOR flash in RAM that cuts power on demand.
+//!
+//! The control session that drives it over the network is `llv-box-control`.
 //!
 //! # Wiring it into the firmware
 //!
@@ -15,20 +15,12 @@
 //!   (two for settings, the rest for takes), then autoplay:
 //!   `store.settings().autoplay` names the take, `store.reader(name)` opens it,
 //!   `store.settings().targets` says where to send it.
-//! - Control: per accepted TCP connection on `llv_core::control::CONTROL_PORT`,
-//!   a [`Session`]; read 2 bytes of length, then either the body and
-//!   [`Session::handle_frame`], or (body over `MAX_FRAME`) skip it and
-//!   [`Session::refuse_oversized`]; write the returned frame; at the end
-//!   [`Session::close`]. `tests/tests/box_protocol.rs` (llv-tests) does exactly
-//!   this over `std::net`.
-//! - Playback: implement [`Device`]; `play` receives a [`TakeReader`], whose
-//!   `packet(store, i, buf)` gives frame `i`'s entry (time in µs from frame 0)
-//!   and packet; loop after `header().period_us`. Share the store between the
-//!   control task and the player behind a mutex. Reads after the take was deleted
-//!   or replaced fail with `NotFound`.
+//! - Playback: a [`TakeReader`]'s `packet(store, i, buf)` gives frame `i`'s entry
+//!   (time in µs from frame 0) and packet; loop after `header().period_us`. Share
+//!   the store between the control task and the player behind a mutex. Reads
+//!   after the take was deleted or replaced fail with `NotFound`.
 //! - Flash: any `embedded_storage_async` NOR flash with read size 1 and a write
-//!   size dividing 32 (STM32H7: 32-byte words, 128 KiB sectors; a blocking flash
-//!   goes through an async adapter such as `embassy_embedded_hal::adapter::BlockingAsync`).
+//!   size dividing 32 (STM32H7: 32-byte words, 128 KiB sectors).
 //!   An erase holds the store for its whole duration (about a second per 128 KiB
 //!   sector on the H7), so a player sharing the store stalls during uploads
 //!   unless it reads ahead.
@@ -43,10 +35,9 @@ mod layout;
 #[cfg(any(test, feature = "mock"))]
 pub mod mock;
 pub mod reader;
-pub mod server;
 mod settings_log;
 pub mod store;
 
 pub use reader::TakeReader;
-pub use server::{Device, Session};
-pub use store::{Store, StoreError};
+pub use settings_log::{Unreadable, SCHEMA};
+pub use store::{Store, StoreError, StoreFault};

@@ -1,9 +1,11 @@
 //! A NOR flash in RAM for host tests: a write only clears bits, an erase sets
 //! whole blocks to `0xFF`, offsets and lengths must be aligned, every write
 //! unit is written at most once between erases (like the STM32H7's ECC flash),
-//! and power can be cut after a number of written bytes or erases: the write
-//! that crosses the limit writes only its first bytes, an erase cut leaves its
-//! first block half erased, and every later operation fails.
+//! and power can be cut after a number of written bytes or erases; every
+//! operation after the cut fails until [`MockFlash::power_on`]. What the cut
+//! leaves depends on the [`Tear`] mode: the write's first bytes and a half
+//! erased block, or, as on the STM32H7 whose 32-byte words carry ECC, units
+//! that read back as an error until their block is erased.
 
 use std::vec;
 use std::vec::Vec;
@@ -11,6 +13,7 @@ use std::vec::Vec;
 use embedded_storage_async::nor_flash::{
     ErrorType, NorFlash, NorFlashError, NorFlashErrorKind, ReadNorFlash,
 };
+use llv_core::take::{image_len, ImageWriter};
 
 /// Why a mock flash operation failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,6 +24,8 @@ pub enum MockError {
     OutOfBounds,
     /// The power is off.
     PowerCut,
+    /// The unit at this offset was torn by a cut (an ECC error on the H7).
+    Torn(usize),
 }
 
 impl NorFlashError for MockError {
@@ -28,9 +33,19 @@ impl NorFlashError for MockError {
         match self {
             MockError::NotAligned => NorFlashErrorKind::NotAligned,
             MockError::OutOfBounds => NorFlashErrorKind::OutOfBounds,
-            MockError::PowerCut => NorFlashErrorKind::Other,
+            MockError::PowerCut | MockError::Torn(_) => NorFlashErrorKind::Other,
         }
     }
+}
+
+/// What a power cut leaves of the operation it interrupts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tear {
+    /// A write leaves its first bytes, an erase its block's first half erased.
+    Prefix,
+    /// The unit being written, or every unit of the block being erased, reads
+    /// back as [`MockError::Torn`] until its block is erased.
+    Unreadable,
 }
 
 /// `SIZE` bytes of NOR flash with write unit `WRITE` and erase block `ERASE`.
@@ -39,6 +54,9 @@ pub struct MockFlash<const WRITE: usize, const ERASE: usize> {
     bytes: Vec<u8>,
     /// Whether each write unit was written since its last erase.
     written: Vec<bool>,
+    /// Whether each write unit was torn by a cut since its last erase.
+    torn: Vec<bool>,
+    tear: Tear,
     bytes_left: Option<usize>,
     erases_left: Option<usize>,
     dead: bool,
@@ -46,6 +64,8 @@ pub struct MockFlash<const WRITE: usize, const ERASE: usize> {
     pub bytes_written: usize,
     /// Erase blocks erased so far.
     pub erases: usize,
+    /// Erases per erase block.
+    erase_counts: Vec<usize>,
 }
 
 impl<const WRITE: usize, const ERASE: usize> MockFlash<WRITE, ERASE> {
@@ -55,12 +75,25 @@ impl<const WRITE: usize, const ERASE: usize> MockFlash<WRITE, ERASE> {
         MockFlash {
             bytes: vec![0xFF; size],
             written: vec![false; size / WRITE],
+            torn: vec![false; size / WRITE],
+            tear: Tear::Prefix,
             bytes_left: None,
             erases_left: None,
             dead: false,
             bytes_written: 0,
             erases: 0,
+            erase_counts: vec![0; size / ERASE],
         }
+    }
+
+    /// How often each erase block was erased (wear).
+    pub fn erases_per_block(&self) -> &[usize] {
+        &self.erase_counts
+    }
+
+    /// Sets what a cut leaves from now on.
+    pub fn set_tear(&mut self, tear: Tear) {
+        self.tear = tear;
     }
 
     /// Cuts power once `n` more bytes have been written.
@@ -117,7 +150,11 @@ impl<const WRITE: usize, const ERASE: usize> ReadNorFlash for MockFlash<WRITE, E
 
     async fn read(&mut self, offset: u32, bytes: &mut [u8]) -> Result<(), MockError> {
         let start = self.check(offset, bytes.len(), 1)?;
-        bytes.copy_from_slice(&self.bytes[start..start + bytes.len()]);
+        let end = start + bytes.len();
+        if let Some(unit) = (start / WRITE..end.div_ceil(WRITE)).find(|u| self.torn[*u]) {
+            return Err(MockError::Torn(unit * WRITE));
+        }
+        bytes.copy_from_slice(&self.bytes[start..end]);
         Ok(())
     }
 
@@ -136,15 +173,21 @@ impl<const WRITE: usize, const ERASE: usize> NorFlash for MockFlash<WRITE, ERASE
             .ok_or(MockError::OutOfBounds)?;
         let start = self.check(from, len, ERASE)?;
         for block in (start..start + len).step_by(ERASE) {
+            let units = block / WRITE..(block + ERASE) / WRITE;
             if self.erases_left == Some(0) {
                 self.bytes[block..block + ERASE / 2].fill(0xFF);
+                if self.tear == Tear::Unreadable {
+                    self.torn[units].fill(true);
+                }
                 self.dead = true;
                 return Err(MockError::PowerCut);
             }
             self.erases_left = self.erases_left.map(|n| n - 1);
             self.bytes[block..block + ERASE].fill(0xFF);
-            self.written[block / WRITE..(block + ERASE) / WRITE].fill(false);
+            self.written[units.clone()].fill(false);
+            self.torn[units].fill(false);
             self.erases += 1;
+            self.erase_counts[block / ERASE] += 1;
         }
         Ok(())
     }
@@ -161,6 +204,9 @@ impl<const WRITE: usize, const ERASE: usize> NorFlash for MockFlash<WRITE, ERASE
         }
         for (i, b) in bytes.iter().enumerate() {
             if self.bytes_left == Some(0) {
+                if self.tear == Tear::Unreadable {
+                    self.torn[(start + i) / WRITE] = true;
+                }
                 self.dead = true;
                 return Err(MockError::PowerCut);
             }
@@ -170,4 +216,35 @@ impl<const WRITE: usize, const ERASE: usize> NorFlash for MockFlash<WRITE, ERASE
         }
         Ok(())
     }
+}
+
+/// A take image of `frames` frames, 16.667 ms apart, of varying lengths
+/// (264 to 563 bytes) whose bytes depend on `seed`. The packets are not face
+/// frames: the store never decodes them.
+pub fn synthetic_image(name: &str, frames: u32, seed: u8) -> Vec<u8> {
+    let lens: Vec<usize> = (0..frames as usize)
+        .map(|i| 264 + (i * 37 + seed as usize) % 300)
+        .collect();
+    let mut buf = vec![0u8; image_len(frames, lens.iter().sum())];
+    let mut w = ImageWriter::new(&mut buf, name, frames).expect("room for the entries");
+    for (i, len) in lens.iter().enumerate() {
+        let packet: Vec<u8> = (0..*len)
+            .map(|j| (j as u8).wrapping_mul(seed).wrapping_add(i as u8))
+            .collect();
+        w.push(i as u32 * 16_667, &packet)
+            .expect("a packet of valid length");
+    }
+    let n = w.finish(frames * 16_667).expect("every frame pushed");
+    assert_eq!(n, buf.len());
+    buf
+}
+
+/// The bytes of a take's begin record (what a forged image might hold).
+pub fn begin_record(seq: u32, total_len: u32, crc32: u32) -> [u8; crate::layout::UNIT] {
+    crate::layout::Begin {
+        seq,
+        total_len,
+        crc32,
+    }
+    .emit()
 }

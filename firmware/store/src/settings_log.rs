@@ -4,12 +4,19 @@
 //! earlier life is never written again), and a power cut at any point leaves
 //! the previous settings readable.
 //!
-//! Record: `LLVS`, sequence (u32), payload length (u16), `0xFFFF`, CRC-32 of
-//! sequence + length + payload, then the postcard payload, padded with `0xFF`
-//! to whole [`UNIT`]s.
+//! Record (docs/take-image.md, "Settings record"): `LLVS`, sequence (u32 LE),
+//! payload length (u16 LE), schema version (u16 LE), CRC-32 (u32 LE), then the
+//! postcard payload, padded with `0xFF` to whole [`UNIT`]s. Schema 1 records
+//! were written before the version existed: their version field is `0xFFFF`
+//! (never written) and their CRC covers sequence, length and payload; from
+//! schema 2 on the CRC covers sequence, length, version and payload.
+//!
+//! A firmware reads every schema up to [`SCHEMA`] (migrating older ones); a
+//! newest record it cannot read (a newer schema after a downgrade, or damage
+//! the CRC missed) is reported, never silently replaced by defaults.
 
 use embedded_storage_async::nor_flash::NorFlash;
-use llv_core::control::Settings;
+use llv_core::settings::Settings;
 
 use crate::layout::{le32, CRC, UNIT};
 
@@ -17,6 +24,20 @@ const MAGIC: [u8; 4] = *b"LLVS";
 const HEAD: usize = 16;
 /// Largest record (head and payload) in bytes.
 pub const RECORD_MAX: usize = 512;
+/// The schema this firmware writes.
+pub const SCHEMA: u16 = 2;
+/// The version field of a schema 1 record (never written: erased flash).
+const SCHEMA_1: u16 = 0xFFFF;
+
+/// Why the newest settings record is not used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Unreadable {
+    /// Written by a firmware with a newer schema.
+    Newer(u16),
+    /// Its CRC checks out but its payload does not decode as its schema.
+    Damaged(u16),
+}
 
 /// Where the log stands after mount.
 #[derive(Clone, Copy, Debug)]
@@ -33,13 +54,34 @@ pub struct Log {
     pub seq: u32,
 }
 
+/// The settings a schema-`version` payload holds, migrated to the current model.
+pub fn decode(version: u16, payload: &[u8]) -> Result<Settings, Unreadable> {
+    match version {
+        // Schema 2 stores the schema 1 fields unchanged; it adds the version.
+        1 | 2 => postcard::from_bytes(payload).map_err(|_| Unreadable::Damaged(version)),
+        v => Err(Unreadable::Newer(v)),
+    }
+}
+
+/// The CRC of a record: sequence and length, the version from schema 2 on, and the payload.
+fn record_crc(head: &[u8], payload: &[u8]) -> u32 {
+    let mut digest = CRC.digest();
+    digest.update(&head[4..10]);
+    if head[10..12] != SCHEMA_1.to_le_bytes() {
+        digest.update(&head[10..12]);
+    }
+    digest.update(payload);
+    digest.finalize()
+}
+
 impl Log {
-    /// Scans both blocks; returns the log state and the newest settings (default if none).
+    /// Scans both blocks; returns the log state and the newest settings
+    /// (`Ok(default)` if none). A unit that cannot be read ends its block's scan.
     pub async fn mount<F: NorFlash>(
         flash: &mut F,
         base: u32,
         block: u32,
-    ) -> Result<(Log, Settings), F::Error> {
+    ) -> (Log, Result<Settings, Unreadable>) {
         let mut log = Log {
             base,
             block,
@@ -47,15 +89,14 @@ impl Log {
             cursor: None,
             seq: 0,
         };
-        let mut settings = Settings::default();
+        let mut settings = Ok(Settings::default());
         let mut buf = [0u8; RECORD_MAX];
         for b in 0..2 {
             let start = base + b * block;
             let mut at = 0u32;
             while at as usize + HEAD <= block as usize {
                 let head = &mut buf[..HEAD];
-                flash.read(start + at, head).await?;
-                if head.iter().all(|x| *x == 0xFF) {
+                if flash.read(start + at, head).await.is_err() || head.iter().all(|x| *x == 0xFF) {
                     break;
                 }
                 let len = usize::from(u16::from_le_bytes([head[8], head[9]]));
@@ -63,28 +104,34 @@ impl Log {
                 if head[..4] != MAGIC || size > RECORD_MAX || at as usize + size > block as usize {
                     break;
                 }
-                flash.read(start + at, &mut buf[..HEAD + len]).await?;
-                let mut digest = CRC.digest();
-                digest.update(&buf[4..10]);
-                digest.update(&buf[HEAD..HEAD + len]);
-                if digest.finalize() != le32(&buf, 12) {
+                if flash
+                    .read(start + at, &mut buf[..HEAD + len])
+                    .await
+                    .is_err()
+                {
                     break;
                 }
-                let seq = le32(&buf, 4);
-                if let Ok(s) = postcard::from_bytes::<Settings>(&buf[HEAD..HEAD + len]) {
-                    if log.active.is_none() || seq > log.seq {
-                        log.seq = seq;
-                        log.active = Some(b);
-                        settings = s;
-                    }
+                let (head, payload) = buf[..HEAD + len].split_at(HEAD);
+                if record_crc(head, payload) != le32(head, 12) {
+                    break;
+                }
+                let seq = le32(head, 4);
+                if log.active.is_none() || seq > log.seq {
+                    let version = match u16::from_le_bytes([head[10], head[11]]) {
+                        SCHEMA_1 => 1,
+                        v => v,
+                    };
+                    log.seq = seq;
+                    log.active = Some(b);
+                    settings = decode(version, payload);
                 }
                 at += size as u32;
             }
         }
-        Ok((log, settings))
+        (log, settings)
     }
 
-    /// Appends `settings` as the newest record.
+    /// Appends `settings` as the newest record (schema [`SCHEMA`]).
     pub async fn save<F: NorFlash>(
         &mut self,
         flash: &mut F,
@@ -102,10 +149,9 @@ impl Log {
         buf[..4].copy_from_slice(&MAGIC);
         buf[4..8].copy_from_slice(&seq.to_le_bytes());
         buf[8..10].copy_from_slice(&(len as u16).to_le_bytes());
-        let mut digest = CRC.digest();
-        digest.update(&buf[4..10]);
-        digest.update(&buf[HEAD..HEAD + len]);
-        buf[12..16].copy_from_slice(&digest.finalize().to_le_bytes());
+        buf[10..12].copy_from_slice(&SCHEMA.to_le_bytes());
+        let crc = record_crc(&buf[..HEAD], &buf[HEAD..HEAD + len]);
+        buf[12..16].copy_from_slice(&crc.to_le_bytes());
 
         let fits = |at: u32| at as usize + size <= self.block as usize;
         let (b, at) = match (self.active, self.cursor) {

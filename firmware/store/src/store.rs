@@ -1,12 +1,20 @@
 //! The take store: mount, list, streamed upload, delete, capacity, settings.
 //!
-//! Safety against power cuts and dropped uploads rests on three rules (layout in
+//! Safety against power cuts and dropped uploads rests on four rules (layout in
 //! `layout.rs` and `docs/take-image.md`): an extent's blocks are erased before
 //! anything is written to them; its commit record is written only after the
-//! image read back from flash checks out; a take is deleted by erasing its first
-//! block. At mount, only extents with a valid begin record, the matching commit
-//! record and an image whose CRC checks out are takes; every other block is free
-//! (and is erased before reuse).
+//! image read back from flash checks out; an image may not hold a begin record
+//! at an inner block boundary (so a deleted take's blocks never look like a
+//! take); a take is deleted by erasing its first block. At mount, only extents
+//! with a valid begin record, the matching commit record and an image whose CRC
+//! checks out are takes; every other block is free (and is erased before
+//! reuse). A unit that cannot be read (on the STM32H7, a word whose program or
+//! erase a power cut tore reads as an ECC error) counts as torn: its block is free.
+//!
+//! Mount never fails: a region the flash cannot hold gives an empty store that
+//! refuses every write, and a newest settings record this firmware cannot read
+//! leaves the settings at their defaults and locked until reset. [`Store::fault`]
+//! says which.
 
 use core::fmt;
 
@@ -19,7 +27,7 @@ use llv_core::take::{
 };
 
 use crate::layout::{Begin, COMMIT_AT, IMAGE_AT, SETTINGS_BLOCKS, UNIT};
-use crate::settings_log::{Log, SaveError};
+use crate::settings_log::{Log, SaveError, Unreadable};
 
 /// Bytes read per flash read while checking an image.
 const READ_CHUNK: usize = 256;
@@ -30,9 +38,10 @@ const READ_CHUNK: usize = 256;
 pub enum StoreError<E> {
     /// The flash failed.
     Flash(E),
-    /// The region is not whole erase blocks (at least three), or the flash's
-    /// read size is not 1 or its write size does not divide 32.
-    Layout,
+    /// The store is unusable (see [`Store::fault`]).
+    Unusable,
+    /// The stored settings could not be read: they change only by a reset.
+    SettingsLocked,
     /// No take of that name.
     NotFound,
     /// [`MAX_TAKES`] takes are stored already.
@@ -66,6 +75,12 @@ pub enum StoreError<E> {
     NameMismatch,
     /// The take name is empty or longer than 32 bytes.
     BadName,
+    /// The image holds a take's begin record at byte `offset`, an erase block
+    /// boundary of the flash (it would list as a take once this one is deleted).
+    InnerRecord {
+        /// Offset in the image.
+        offset: u32,
+    },
     /// The settings do not fit in one record.
     SettingsTooLarge,
 }
@@ -74,7 +89,10 @@ impl<E: fmt::Debug> fmt::Display for StoreError<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StoreError::Flash(e) => write!(f, "flash error: {e:?}"),
-            StoreError::Layout => f.write_str("flash region unusable for the store"),
+            StoreError::Unusable => f.write_str("the take store is unusable (see status)"),
+            StoreError::SettingsLocked => {
+                f.write_str("stored settings unreadable: factory reset to change them")
+            }
             StoreError::NotFound => f.write_str("no take of that name"),
             StoreError::Full => write!(f, "{MAX_TAKES} takes stored already"),
             StoreError::NoSpace { needed, largest } => {
@@ -89,6 +107,9 @@ impl<E: fmt::Debug> fmt::Display for StoreError<E> {
             StoreError::Image(e) => write!(f, "{e}"),
             StoreError::NameMismatch => f.write_str("image name differs from the upload name"),
             StoreError::BadName => write!(f, "name must be 1..={NAME_LEN} bytes"),
+            StoreError::InnerRecord { offset } => {
+                write!(f, "image holds a take record at byte {offset}: refused")
+            }
             StoreError::SettingsTooLarge => f.write_str("settings too large"),
         }
     }
@@ -98,6 +119,18 @@ impl<E> From<TakeError> for StoreError<E> {
     fn from(e: TakeError) -> Self {
         StoreError::Image(e)
     }
+}
+
+/// What mount found that the store works around.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum StoreFault {
+    /// The region does not suit the flash (whole erase blocks, at least three;
+    /// read size 1; a write size dividing 32): no takes, default settings, no writes.
+    Layout,
+    /// The newest settings record cannot be read: defaults apply, and the
+    /// settings change only through [`Store::reset_settings`].
+    Settings(Unreadable),
 }
 
 /// A committed take.
@@ -132,22 +165,20 @@ pub struct Store<F> {
     takes: Vec<Entry, MAX_TAKES>,
     next_seq: u32,
     upload: Option<Upload>,
+    /// Where the search for a new extent starts (spreads erases over the flash).
+    next_fit: u32,
     log: Log,
     settings: Settings,
+    fault: Option<StoreFault>,
 }
 
 impl<F: NorFlash> Store<F> {
     /// Mounts the store on `region` (whole erase blocks: two for settings, the rest
     /// for takes), discarding unfinished uploads. Reads every stored take once.
-    pub async fn mount(
-        mut flash: F,
-        region: core::ops::Range<u32>,
-    ) -> Result<Self, StoreError<F::Error>> {
-        let block = u32::try_from(F::ERASE_SIZE).map_err(|_| StoreError::Layout)?;
-        let len = region
-            .end
-            .checked_sub(region.start)
-            .ok_or(StoreError::Layout)?;
+    /// Never fails: see [`Store::fault`].
+    pub async fn mount(flash: F, region: core::ops::Range<u32>) -> Self {
+        let block = u32::try_from(F::ERASE_SIZE).unwrap_or(0);
+        let len = region.end.saturating_sub(region.start);
         let usable = F::READ_SIZE == 1
             && UNIT % F::WRITE_SIZE == 0
             && block as usize % UNIT == 0
@@ -156,51 +187,68 @@ impl<F: NorFlash> Store<F> {
             && len % block == 0
             && len / block > SETTINGS_BLOCKS
             && region.end as usize <= flash.capacity();
-        if !usable {
-            return Err(StoreError::Layout);
-        }
-        let (log, settings) = Log::mount(&mut flash, region.start, block)
-            .await
-            .map_err(StoreError::Flash)?;
         let mut store = Store {
             flash,
-            base: region.start + SETTINGS_BLOCKS * block,
+            base: region.start.saturating_add(SETTINGS_BLOCKS * block),
             block,
-            blocks: len / block - SETTINGS_BLOCKS,
+            blocks: 0,
             takes: Vec::new(),
             next_seq: 1,
             upload: None,
-            log,
-            settings,
+            next_fit: 0,
+            log: Log {
+                base: region.start,
+                block,
+                active: None,
+                cursor: None,
+                seq: 0,
+            },
+            settings: Settings::default(),
+            fault: Some(StoreFault::Layout),
         };
-        store.scan().await?;
-        Ok(store)
+        if !usable {
+            return store;
+        }
+        let (log, settings) = Log::mount(&mut store.flash, region.start, block).await;
+        store.log = log;
+        store.blocks = len / block - SETTINGS_BLOCKS;
+        (store.settings, store.fault) = match settings {
+            Ok(settings) => (settings, None),
+            Err(why) => (Settings::default(), Some(StoreFault::Settings(why))),
+        };
+        store.scan().await;
+        store
     }
 
-    async fn scan(&mut self) -> Result<(), StoreError<F::Error>> {
+    /// What mount found wrong, if anything.
+    pub fn fault(&self) -> Option<StoreFault> {
+        self.fault
+    }
+
+    /// Lists every extent whose records and image check out; anything else,
+    /// unreadable units included, is free space.
+    async fn scan(&mut self) {
         let mut b = 0;
         while b < self.blocks {
             let at = self.block_addr(b);
             let mut unit = [0u8; UNIT];
-            self.read(at, &mut unit).await?;
-            let Some(begin) = Begin::parse(&unit) else {
+            let begin = match self.read(at, &mut unit).await {
+                Ok(()) => Begin::parse(&unit),
+                Err(_) => None,
+            };
+            let Some(begin) = begin else {
                 b += 1;
                 continue;
             };
             self.next_seq = self.next_seq.max(begin.seq.wrapping_add(1));
             let n = begin.blocks(self.block);
-            if n > self.blocks - b || !self.is_live(at, &begin).await? {
+            if n > self.blocks - b || !self.is_live(at, &begin).await {
                 b += 1;
                 continue;
             }
-            let header = match self.check_image(at + IMAGE_AT, &begin).await {
-                Ok(header) => header,
-                // A flash that fails now must not turn a take's blocks into free ones.
-                Err(StoreError::Flash(e)) => return Err(StoreError::Flash(e)),
-                Err(_) => {
-                    b += 1;
-                    continue;
-                }
+            let Ok(header) = self.check_image(at + IMAGE_AT, &begin).await else {
+                b += 1;
+                continue;
             };
             // A replacement cut short by power keeps two takes of one name: the newer wins.
             if let Some(i) = self.takes.iter().position(|e| e.header.name == header.name) {
@@ -210,7 +258,8 @@ impl<F: NorFlash> Store<F> {
                 } else {
                     b
                 };
-                self.erase_block(self.block_addr(older)).await?;
+                // Unlisted either way; a failed erase only leaves it for the next mount.
+                let _ = self.erase_block(self.block_addr(older)).await;
                 if !current_is_newer {
                     b += 1;
                     continue;
@@ -229,13 +278,11 @@ impl<F: NorFlash> Store<F> {
             b += n;
         }
         self.takes.sort_unstable_by_key(|e| e.first_block);
-        Ok(())
     }
 
-    async fn is_live(&mut self, at: u32, begin: &Begin) -> Result<bool, StoreError<F::Error>> {
+    async fn is_live(&mut self, at: u32, begin: &Begin) -> bool {
         let mut unit = [0u8; UNIT];
-        self.read(at + COMMIT_AT, &mut unit).await?;
-        Ok(unit == begin.commit())
+        self.read(at + COMMIT_AT, &mut unit).await.is_ok() && unit == begin.commit()
     }
 
     /// Reads the image at `at` once: header, entries, lengths and CRC must match `begin`.
@@ -306,6 +353,17 @@ impl<F: NorFlash> Store<F> {
             }
             .into());
         }
+        // A begin record inside the image would list as a take once this one is deleted.
+        let extent = at - IMAGE_AT;
+        for k in 1..begin.blocks(self.block) {
+            let mut unit = [0u8; UNIT];
+            self.read(extent + k * self.block, &mut unit).await?;
+            if Begin::parse(&unit).is_some() {
+                return Err(StoreError::InnerRecord {
+                    offset: k * self.block - IMAGE_AT,
+                });
+            }
+        }
         Ok(header)
     }
 
@@ -342,7 +400,27 @@ impl<F: NorFlash> Store<F> {
     }
 
     /// Stores `settings` (power-cut safe: the old ones stay until the new record is whole).
+    /// Refused while the stored settings are unreadable ([`StoreError::SettingsLocked`]).
     pub async fn save_settings(&mut self, settings: Settings) -> Result<(), StoreError<F::Error>> {
+        match self.fault {
+            Some(StoreFault::Layout) => Err(StoreError::Unusable),
+            Some(StoreFault::Settings(_)) => Err(StoreError::SettingsLocked),
+            None => self.write_settings(settings).await,
+        }
+    }
+
+    /// Stores the default settings, readable or not what was there (a factory
+    /// reset); the takes stay.
+    pub async fn reset_settings(&mut self) -> Result<(), StoreError<F::Error>> {
+        if self.fault == Some(StoreFault::Layout) {
+            return Err(StoreError::Unusable);
+        }
+        self.write_settings(Settings::default()).await?;
+        self.fault = None;
+        Ok(())
+    }
+
+    async fn write_settings(&mut self, settings: Settings) -> Result<(), StoreError<F::Error>> {
         self.log
             .save(&mut self.flash, &settings)
             .await
@@ -355,7 +433,9 @@ impl<F: NorFlash> Store<F> {
     }
 
     /// Starts uploading an image of `total_len` bytes with CRC `crc32` named `name`;
-    /// drops any upload in progress. Returns the upload's id.
+    /// drops any upload in progress. Returns the upload's id. Nothing is erased
+    /// or written until the first bytes arrive, so a begin that is never
+    /// followed costs the flash nothing.
     pub async fn begin_upload(
         &mut self,
         name: &str,
@@ -363,6 +443,9 @@ impl<F: NorFlash> Store<F> {
         crc32: u32,
     ) -> Result<u32, StoreError<F::Error>> {
         self.upload = None;
+        if self.fault == Some(StoreFault::Layout) {
+            return Err(StoreError::Unusable);
+        }
         let mut owned = String::new();
         if name.is_empty() || owned.push_str(name).is_err() {
             return Err(StoreError::BadName);
@@ -388,16 +471,14 @@ impl<F: NorFlash> Store<F> {
                 largest: largest * self.block,
             });
         };
-        let at = self.block_addr(first_block);
-        self.erase_block(at).await?;
-        self.write(at, &begin.emit()).await?;
         self.next_seq = self.next_seq.wrapping_add(1);
+        self.next_fit = (first_block + needed) % self.blocks;
         self.upload = Some(Upload {
             name: owned,
             begin,
             first_block,
             received: 0,
-            erased: 1,
+            erased: 0,
             tail: [0xFF; UNIT],
             tail_len: 0,
         });
@@ -552,9 +633,19 @@ impl<F: NorFlash> Store<F> {
             return Err(StoreError::NoUpload);
         };
         let start = self.block_addr(up.first_block);
+        let begin = up.begin;
         let end_block = (IMAGE_AT + offset + bytes.len() as u32).div_ceil(self.block);
         for b in up.erased..end_block {
-            self.erase_block(start + b * self.block).await?;
+            let at = start + b * self.block;
+            let mut done = self.erase_block(at).await;
+            if b == 0 && done.is_ok() {
+                done = self.write(at, &begin.emit()).await;
+            }
+            if done.is_err() {
+                // Start over: the block may hold a unit cut in the middle.
+                self.upload = None;
+                return done;
+            }
             if let Some(up) = self.upload.as_mut() {
                 up.erased = b + 1;
             }
@@ -583,22 +674,27 @@ impl<F: NorFlash> Store<F> {
             .ok_or(StoreError::NoUpload)
     }
 
-    /// The longest run of free blocks, and the first run of at least `needed` blocks.
+    /// The longest run of free blocks, and where an extent of `needed` blocks
+    /// goes: the first place at or after `next_fit` (so repeated uploads spread
+    /// their erases over the flash), else the first place from block 0.
     fn largest_run(&self, needed: u32) -> (u32, Option<u32>) {
-        let (mut largest, mut fit, mut start) = (0, None, 0);
+        let (mut largest, mut after, mut wrapped, mut start) = (0, None, None, 0);
         // Takes are sorted by first block: the gaps between them are the free runs.
         let taken = self
             .takes
             .iter()
             .map(|e| (e.first_block, e.first_block + e.begin.blocks(self.block)));
         for (first, next) in taken.chain(core::iter::once((self.blocks, self.blocks))) {
-            let len = first - start;
-            largest = largest.max(len);
-            if fit.is_none() && len >= needed {
-                fit = Some(start);
+            largest = largest.max(first - start);
+            let from = start.max(self.next_fit);
+            if after.is_none() && from < first && first - from >= needed {
+                after = Some(from);
+            }
+            if wrapped.is_none() && first - start >= needed {
+                wrapped = Some(start);
             }
             start = next;
         }
-        (largest, fit)
+        (largest, after.or(wrapped))
     }
 }

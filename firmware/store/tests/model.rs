@@ -32,7 +32,7 @@ proptest! {
 
     #[test]
     fn the_store_follows_the_model(ops in proptest::collection::vec(op(), 1..24)) {
-        let mut store = mount(Flash::new(REGION.end as usize)).unwrap();
+        let mut store = mount(Flash::new(REGION.end as usize));
         let mut model: BTreeMap<String, Vec<u8>> = BTreeMap::new();
         for op in ops {
             match op {
@@ -58,16 +58,16 @@ proptest! {
                     let img = image(&name, frames, 77);
                     let mut flash = store.into_flash();
                     flash.cut_after_bytes(after);
-                    let mut cut = mount(flash).unwrap();
+                    let mut cut = mount(flash);
                     let done = upload(&mut cut, &img, 700).is_ok();
-                    store = mount(cut.into_flash().power_on()).unwrap();
+                    store = mount(cut.into_flash().power_on());
                     let listed = store.list().iter().find(|t| t.name == name.as_str()).map(|t| t.crc32);
                     let new_crc = llv_core::take::TakeHeader::parse(&img).unwrap().crc32;
                     if done || listed == Some(new_crc) {
                         model.insert(name, img);
                     }
                 }
-                Op::Remount => store = mount(store.into_flash()).unwrap(),
+                Op::Remount => store = mount(store.into_flash()),
             }
             let names: Vec<String> = model.keys().cloned().collect();
             prop_assert_eq!(common::names(&store), names);

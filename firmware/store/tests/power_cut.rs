@@ -1,15 +1,23 @@
-//! Power cuts at every byte and every erase: committed takes stay intact, a cut
-//! upload is never listed, and the store takes a fresh upload afterwards.
+//! Power cuts at every byte and every erase, in both tear modes (a cut leaves
+//! partial bytes, or units that read back as errors like the STM32H7's ECC
+//! words): committed takes stay intact, a cut upload is never listed, and the
+//! store takes a fresh upload afterwards.
 
 mod common;
 
 use common::*;
 use embassy_futures::block_on;
-use llv_core::control::{Settings, Target};
+use llv_box_store::mock::Tear;
+use llv_core::settings::{Settings, Target};
 
-/// A flash holding takes `a` and `b`, with dirty free blocks left by a deleted take.
-fn base(a: &[u8], b: &[u8]) -> Flash {
-    let mut store = mount(Flash::new(REGION.end as usize)).unwrap();
+const TEARS: [Tear; 2] = [Tear::Prefix, Tear::Unreadable];
+
+/// A flash holding takes `a` and `b`, with dirty free blocks left by a deleted
+/// take, whose cuts leave `tear`.
+fn base(tear: Tear, a: &[u8], b: &[u8]) -> Flash {
+    let mut flash = Flash::new(REGION.end as usize);
+    flash.set_tear(tear);
+    let mut store = mount(flash);
     upload(&mut store, a, 512).unwrap();
     let gone = image("gone", 6, 5);
     upload(&mut store, &gone, 512).unwrap();
@@ -20,7 +28,7 @@ fn base(a: &[u8], b: &[u8]) -> Flash {
 
 /// Runs `op` on a store mounted on `flash`; returns bytes and erases it did.
 fn cost(flash: &Flash, op: impl Fn(&mut llv_box_store::Store<Flash>)) -> (usize, usize) {
-    let mut store = mount(flash.clone()).unwrap();
+    let mut store = mount(flash.clone());
     let (bytes, erases) = (flash.bytes_written, flash.erases);
     op(&mut store);
     let after = store.into_flash();
@@ -35,11 +43,34 @@ fn after_cut(
 ) -> llv_box_store::Store<Flash> {
     let mut flash = flash.clone();
     cut(&mut flash);
-    let mut store = mount(flash).unwrap();
+    let mut store = mount(flash);
     op(&mut store);
     let flash = store.into_flash();
     assert!(flash.is_dead(), "the cut must happen during the operation");
-    mount(flash.power_on()).unwrap()
+    mount(flash.power_on())
+}
+
+/// Where power is cut: after this many bytes, or during this erase.
+#[derive(Clone, Copy, Debug)]
+enum Cut {
+    Bytes(usize),
+    Erase(usize),
+}
+
+impl Cut {
+    fn arm(self, flash: &mut Flash) {
+        match self {
+            Cut::Bytes(n) => flash.cut_after_bytes(n),
+            Cut::Erase(n) => flash.cut_after_erases(n),
+        }
+    }
+}
+
+/// A cut at every byte and every erase of an operation that writes `bytes` and erases `erases` times.
+fn every_cut(bytes: usize, erases: usize) -> impl Iterator<Item = Cut> {
+    (0..bytes)
+        .map(Cut::Bytes)
+        .chain((0..erases).map(Cut::Erase))
 }
 
 fn upload_c(store: &mut llv_box_store::Store<Flash>) {
@@ -53,30 +84,36 @@ fn a_cut_at_any_byte_of_an_upload_loses_only_that_upload() {
         image("beta", 2, 2),
         image("charlie", 4, 3),
     );
-    let flash = base(&a, &b);
-    let (bytes, erases) = cost(&flash, upload_c);
-    assert!(
-        bytes > c.len() && erases >= 1,
-        "{bytes} bytes, {erases} erases"
-    );
-    // The commit record ends in 16 bytes of 0xFF padding: once its first 16 bytes
-    // are written the take is committed.
-    let committed_at = bytes - 16;
-    for n in 0..bytes {
-        let mut store = after_cut(&flash, |f| f.cut_after_bytes(n), upload_c);
-        if n < committed_at {
-            assert_eq!(names(&store), ["alpha", "beta"], "cut after {n} bytes");
-        } else {
-            assert_eq!(names(&store), ["alpha", "beta", "charlie"], "cut after {n}");
+    for tear in TEARS {
+        let flash = base(tear, &a, &b);
+        let (bytes, erases) = cost(&flash, upload_c);
+        assert!(
+            bytes > c.len() && erases >= 1,
+            "{bytes} bytes, {erases} erases"
+        );
+        // The commit record ends in 16 bytes of 0xFF padding: once its first 16
+        // bytes are written the take is committed, unless the cut left a unit
+        // of the record unreadable.
+        let committed_at = match tear {
+            Tear::Prefix => bytes - 16,
+            Tear::Unreadable => bytes,
+        };
+        for n in 0..bytes {
+            let mut store = after_cut(&flash, |f| f.cut_after_bytes(n), upload_c);
+            if n < committed_at {
+                assert_eq!(names(&store), ["alpha", "beta"], "{tear:?} cut after {n}");
+            } else {
+                assert_eq!(names(&store), ["alpha", "beta", "charlie"], "cut after {n}");
+                assert_intact(&mut store, &c);
+            }
+            assert_intact(&mut store, &a);
+            assert_intact(&mut store, &b);
+            upload(&mut store, &c, 1024).unwrap_or_else(|e| panic!("{tear:?} cut {n}: {e}"));
+            assert_intact(&mut store, &c);
+            let mut store = mount(store.into_flash());
+            assert_eq!(names(&store), ["alpha", "beta", "charlie"]);
             assert_intact(&mut store, &c);
         }
-        assert_intact(&mut store, &a);
-        assert_intact(&mut store, &b);
-        upload(&mut store, &c, 1024).unwrap_or_else(|e| panic!("cut after {n}: {e}"));
-        assert_intact(&mut store, &c);
-        let mut store = mount(store.into_flash()).unwrap();
-        assert_eq!(names(&store), ["alpha", "beta", "charlie"]);
-        assert_intact(&mut store, &c);
     }
 }
 
@@ -87,16 +124,22 @@ fn a_cut_at_any_erase_of_an_upload_loses_only_that_upload() {
         image("beta", 2, 2),
         image("charlie", 4, 3),
     );
-    let flash = base(&a, &b);
-    let (_, erases) = cost(&flash, upload_c);
-    assert!(erases >= 2, "the upload must erase dirty blocks ({erases})");
-    for n in 0..erases {
-        let mut store = after_cut(&flash, |f| f.cut_after_erases(n), upload_c);
-        assert_eq!(names(&store), ["alpha", "beta"], "cut at erase {n}");
-        assert_intact(&mut store, &a);
-        assert_intact(&mut store, &b);
-        upload(&mut store, &c, 1024).unwrap();
-        assert_intact(&mut store, &c);
+    for tear in TEARS {
+        let flash = base(tear, &a, &b);
+        let (_, erases) = cost(&flash, upload_c);
+        assert!(erases >= 2, "the upload must erase dirty blocks ({erases})");
+        for n in 0..erases {
+            let mut store = after_cut(&flash, |f| f.cut_after_erases(n), upload_c);
+            assert_eq!(
+                names(&store),
+                ["alpha", "beta"],
+                "{tear:?} cut at erase {n}"
+            );
+            assert_intact(&mut store, &a);
+            assert_intact(&mut store, &b);
+            upload(&mut store, &c, 1024).unwrap();
+            assert_intact(&mut store, &c);
+        }
     }
 }
 
@@ -104,60 +147,63 @@ fn a_cut_at_any_erase_of_an_upload_loses_only_that_upload() {
 fn a_cut_while_replacing_keeps_the_old_or_the_new_take() {
     let (a, b) = (image("alpha", 3, 1), image("beta", 2, 2));
     let new_a = image("alpha", 5, 7);
-    let flash = base(&a, &b);
     let replace = |s: &mut llv_box_store::Store<Flash>| {
         let _ = upload(s, &new_a, 400);
     };
-    let (bytes, _) = cost(&flash, replace);
-    let mut saw = (false, false);
-    for n in 0..bytes {
-        let mut store = after_cut(&flash, |f| f.cut_after_bytes(n), replace);
-        assert_eq!(names(&store), ["alpha", "beta"], "cut after {n} bytes");
-        let crc = store
-            .list()
-            .iter()
-            .find(|t| t.name == "alpha")
-            .unwrap()
-            .crc32;
-        let expected = if crc == llv_core::take::TakeImage::parse(&a).unwrap().header().crc32 {
-            saw.0 = true;
-            &a
-        } else {
-            saw.1 = true;
-            &new_a
-        };
-        assert_intact(&mut store, expected);
-        assert_intact(&mut store, &b);
-        // A remount after the duplicate was resolved is stable.
-        let mut store = mount(store.into_flash()).unwrap();
-        assert_intact(&mut store, expected);
+    for tear in TEARS {
+        let flash = base(tear, &a, &b);
+        let (bytes, erases) = cost(&flash, replace);
+        let mut saw = (false, false);
+        for cut in every_cut(bytes, erases) {
+            let mut store = after_cut(&flash, |f| cut.arm(f), replace);
+            assert_eq!(names(&store), ["alpha", "beta"], "{tear:?} {cut:?}");
+            let crc = store
+                .list()
+                .iter()
+                .find(|t| t.name == "alpha")
+                .unwrap()
+                .crc32;
+            let expected = if crc == llv_core::take::TakeImage::parse(&a).unwrap().header().crc32 {
+                saw.0 = true;
+                &a
+            } else {
+                saw.1 = true;
+                &new_a
+            };
+            assert_intact(&mut store, expected);
+            assert_intact(&mut store, &b);
+            // A remount after the duplicate was resolved is stable.
+            let mut store = mount(store.into_flash());
+            assert_intact(&mut store, expected);
+        }
+        assert_eq!(
+            saw,
+            (true, true),
+            "{tear:?}: cuts must land before and after the commit"
+        );
     }
-    assert_eq!(
-        saw,
-        (true, true),
-        "cuts must land before and after the commit"
-    );
 }
 
 #[test]
 fn a_cut_while_deleting_leaves_the_take_whole_or_gone() {
     let (a, b) = (image("alpha", 3, 1), image("beta", 2, 2));
-    let flash = base(&a, &b);
     let delete = |s: &mut llv_box_store::Store<Flash>| {
         let _ = block_on(s.delete("alpha"));
     };
-    assert_eq!(cost(&flash, delete), (0, 1), "a delete is one erase");
-    let mut store = after_cut(&flash, |f| f.cut_after_erases(0), delete);
-    // The mock erases the first half of the block, records first: the take is gone.
-    assert_eq!(names(&store), ["beta"]);
-    assert_intact(&mut store, &b);
-    upload(&mut store, &a, 512).unwrap();
-    assert_intact(&mut store, &a);
+    for tear in TEARS {
+        let flash = base(tear, &a, &b);
+        assert_eq!(cost(&flash, delete), (0, 1), "a delete is one erase");
+        let mut store = after_cut(&flash, |f| f.cut_after_erases(0), delete);
+        // The cut erase left the records erased or unreadable: the take is gone.
+        assert_eq!(names(&store), ["beta"], "{tear:?}");
+        assert_intact(&mut store, &b);
+        upload(&mut store, &a, 512).unwrap();
+        assert_intact(&mut store, &a);
+    }
 }
 
 #[test]
-fn a_cut_while_saving_settings_keeps_the_old_or_the_new_ones() {
-    let flash = Flash::new(REGION.end as usize);
+fn a_cut_at_any_byte_or_erase_of_a_settings_save_keeps_the_old_or_the_new_ones() {
     let settings = |port: u16| {
         let mut s = Settings::default();
         s.targets
@@ -168,40 +214,33 @@ fn a_cut_while_saving_settings_keeps_the_old_or_the_new_ones() {
             .unwrap();
         s
     };
-    let mut flash = flash;
-    // Fill the first block so later saves also cross to the other block.
-    for port in 0..12 {
-        let mut store = mount(flash).unwrap();
-        block_on(store.save_settings(settings(port))).unwrap();
-        flash = store.into_flash();
-        for n in 0..120 {
-            let mut cut = flash.clone();
-            cut.cut_after_bytes(n);
-            let mut store = mount(cut).unwrap();
-            let _ = block_on(store.save_settings(settings(1000 + port)));
-            let cut = store.into_flash();
-            let mut store = mount(cut.power_on()).unwrap();
-            let port_now = store.settings().targets[0].port;
-            assert!(
-                port_now == port || port_now == 1000 + port,
-                "save {port}, cut {n}: {port_now}"
-            );
-            // Saving again after the cut works and sticks.
-            block_on(store.save_settings(settings(2000))).unwrap();
-            let store = mount(store.into_flash()).unwrap();
-            assert_eq!(store.settings().targets[0].port, 2000);
+    let save = |port: u16| {
+        move |s: &mut llv_box_store::Store<Flash>| {
+            let _ = block_on(s.save_settings(settings(port)));
         }
-        for n in 0..2 {
-            let mut cut = flash.clone();
-            cut.cut_after_erases(n);
-            let mut store = mount(cut).unwrap();
-            let _ = block_on(store.save_settings(settings(1000 + port)));
-            let store = mount(store.into_flash().power_on()).unwrap();
-            let port_now = store.settings().targets[0].port;
-            assert!(
-                port_now == port || port_now == 1000 + port,
-                "save {port}, erase cut {n}"
-            );
+    };
+    for tear in TEARS {
+        let mut flash = Flash::new(REGION.end as usize);
+        flash.set_tear(tear);
+        // Twelve saves fill the first block, so later ones cross to the other.
+        for port in 0..12 {
+            let mut store = mount(flash);
+            block_on(store.save_settings(settings(port))).unwrap();
+            flash = store.into_flash();
+            let (bytes, erases) = cost(&flash, save(1000 + port));
+            assert!(bytes >= 32 && erases == 1, "{bytes} bytes, {erases} erases");
+            for cut in every_cut(bytes, erases) {
+                let mut store = after_cut(&flash, |f| cut.arm(f), save(1000 + port));
+                let now = store.settings().targets[0].port;
+                assert!(
+                    now == port || now == 1000 + port,
+                    "{tear:?} save {port}, {cut:?}: {now}"
+                );
+                // Saving again after the cut works and sticks.
+                block_on(store.save_settings(settings(2000))).unwrap();
+                let store = mount(store.into_flash());
+                assert_eq!(store.settings().targets[0].port, 2000);
+            }
         }
     }
 }

@@ -4,14 +4,15 @@ mod common;
 
 use common::*;
 use embassy_futures::block_on;
-use llv_box_store::StoreError;
-use llv_core::control::{Settings, Target, MAX_TAKES};
+use llv_box_store::{StoreError, StoreFault};
+use llv_core::control::MAX_TAKES;
 use llv_core::packet::MAX_LEN;
+use llv_core::settings::{Settings, Target};
 use llv_core::take::TakeError;
 
 #[test]
 fn uploads_survive_remount_and_read_back_frame_by_frame() {
-    let mut store = mount(Flash::new(REGION.end as usize)).unwrap();
+    let mut store = mount(Flash::new(REGION.end as usize));
     let a = image("alpha", 5, 1);
     let b = image("beta", 3, 2);
     // Odd chunk sizes exercise the partial write units.
@@ -22,7 +23,7 @@ fn uploads_survive_remount_and_read_back_frame_by_frame() {
     assert_eq!(store.used_bytes(), 4 * 1024);
     assert_eq!(store.free_bytes(), 12 * 1024);
 
-    let mut store = mount(store.into_flash()).unwrap();
+    let mut store = mount(store.into_flash());
     assert_eq!(names(&store), ["alpha", "beta"]);
     assert_intact(&mut store, &a);
     assert_intact(&mut store, &b);
@@ -49,28 +50,28 @@ fn uploads_survive_remount_and_read_back_frame_by_frame() {
         Err(StoreError::NotFound)
     ));
     assert_eq!(block_on(store.delete("alpha")), Err(StoreError::NotFound));
-    let mut store = mount(store.into_flash()).unwrap();
+    let mut store = mount(store.into_flash());
     assert_eq!(names(&store), ["beta"]);
     assert_intact(&mut store, &b);
 }
 
 #[test]
 fn replacing_a_take_keeps_one_of_that_name() {
-    let mut store = mount(Flash::new(REGION.end as usize)).unwrap();
+    let mut store = mount(Flash::new(REGION.end as usize));
     let old = image("alpha", 4, 1);
     let new = image("alpha", 6, 9);
     upload(&mut store, &old, 512).unwrap();
     upload(&mut store, &new, 512).unwrap();
     assert_eq!(names(&store), ["alpha"]);
     assert_intact(&mut store, &new);
-    let mut store = mount(store.into_flash()).unwrap();
+    let mut store = mount(store.into_flash());
     assert_eq!(names(&store), ["alpha"]);
     assert_intact(&mut store, &new);
 }
 
 #[test]
 fn bad_uploads_are_refused_and_never_listed() {
-    let mut store = mount(Flash::new(REGION.end as usize)).unwrap();
+    let mut store = mount(Flash::new(REGION.end as usize));
     let a = image("alpha", 3, 1);
     let h = llv_core::take::TakeImage::parse(&a)
         .unwrap()
@@ -135,7 +136,7 @@ fn bad_uploads_are_refused_and_never_listed() {
         );
     });
     assert!(store.list().is_empty());
-    let mut store = mount(store.into_flash()).unwrap();
+    let mut store = mount(store.into_flash());
     assert!(store.list().is_empty());
     upload(&mut store, &a, 300).unwrap();
     assert_intact(&mut store, &a);
@@ -145,7 +146,7 @@ fn bad_uploads_are_refused_and_never_listed() {
 fn the_take_count_is_bounded() {
     // 32 take blocks of 1 KiB: room for more than MAX_TAKES one-block takes.
     let region = 0..34 * 1024;
-    let mut store = block_on(llv_box_store::Store::mount(Flash::new(34 * 1024), region)).unwrap();
+    let mut store = block_on(llv_box_store::Store::mount(Flash::new(34 * 1024), region));
     let images: Vec<_> = (0..MAX_TAKES)
         .map(|i| image(&format!("t{i}"), 1, i as u8))
         .collect();
@@ -161,11 +162,11 @@ fn the_take_count_is_bounded() {
 
 #[test]
 fn settings_persist_across_many_saves() {
-    let store = mount(Flash::new(REGION.end as usize)).unwrap();
+    let store = mount(Flash::new(REGION.end as usize));
     assert_eq!(store.settings(), &Settings::default());
     let mut flash = store.into_flash();
     for i in 0..40u16 {
-        let mut store = mount(flash).unwrap();
+        let mut store = mount(flash);
         let mut s = store.settings().clone();
         if i > 0 {
             assert_eq!(s.targets[0].port, i - 1, "save {i}");
@@ -185,28 +186,101 @@ fn settings_persist_across_many_saves() {
 }
 
 #[test]
-fn unusable_regions_are_refused() {
+fn an_unusable_region_gives_an_empty_store_that_refuses_writes() {
     for region in [0..2 * 1024, 100..18 * 1024, 0..18 * 1024 + 10, 0..40 * 1024] {
-        let r = block_on(llv_box_store::Store::mount(
+        let mut store = block_on(llv_box_store::Store::mount(
             Flash::new(18 * 1024),
             region.clone(),
         ));
-        assert!(matches!(r, Err(StoreError::Layout)), "{region:?}");
+        assert_eq!(store.fault(), Some(StoreFault::Layout), "{region:?}");
+        assert!(store.list().is_empty());
+        assert_eq!(store.free_bytes(), 0);
+        assert_eq!(store.settings(), &Settings::default());
+        let image = image("alpha", 3, 1);
+        assert_eq!(upload(&mut store, &image, 512), Err(StoreError::Unusable));
+        assert_eq!(
+            block_on(store.save_settings(Settings::default())),
+            Err(StoreError::Unusable)
+        );
+        assert_eq!(block_on(store.reset_settings()), Err(StoreError::Unusable));
+        // Nothing was written to the flash.
+        assert_eq!(store.into_flash().bytes_written, 0, "{region:?}");
     }
 }
 
 #[test]
 fn a_damaged_take_is_dropped_at_mount_and_its_space_reused() {
-    let mut store = mount(Flash::new(REGION.end as usize)).unwrap();
+    let mut store = mount(Flash::new(REGION.end as usize));
     let (a, b) = (image("alpha", 3, 1), image("beta", 3, 2));
     upload(&mut store, &a, 512).unwrap();
     upload(&mut store, &b, 512).unwrap();
     let mut flash = store.into_flash();
     // The last byte of alpha's image: its first block is 2 (after the settings).
     flash.flip_bit(2 * 1024 + 64 + a.len() - 1, 0);
-    let mut store = mount(flash).unwrap();
+    let mut store = mount(flash);
     assert_eq!(names(&store), ["beta"]);
     assert_intact(&mut store, &b);
     upload(&mut store, &a, 512).unwrap();
     assert_intact(&mut store, &a);
+}
+
+#[test]
+fn an_upload_begin_erases_nothing_until_its_first_bytes() {
+    let mut store = mount(Flash::new(REGION.end as usize));
+    let a = image("alpha", 3, 1);
+    upload(&mut store, &a, 512).unwrap();
+    block_on(store.delete("alpha")).unwrap();
+    let flash = store.into_flash();
+    let (erases, written) = (flash.erases, flash.bytes_written);
+    let mut store = mount(flash);
+    let h = llv_core::take::TakeHeader::parse(&a).unwrap();
+    // A storm of begins that never send data: no erase, no write.
+    for _ in 0..1000 {
+        block_on(store.begin_upload("alpha", h.total_len, h.crc32)).unwrap();
+    }
+    let flash = store.into_flash();
+    assert_eq!((flash.erases, flash.bytes_written), (erases, written));
+}
+
+#[test]
+fn repeated_uploads_spread_their_erases_over_the_free_blocks() {
+    let mut store = mount(Flash::new(REGION.end as usize));
+    let a = image("alpha", 2, 1);
+    // Upload and delete the same one-block take 32 times over 16 blocks.
+    for _ in 0..32 {
+        upload(&mut store, &a, 512).unwrap();
+        block_on(store.delete("alpha")).unwrap();
+    }
+    let flash = store.into_flash();
+    // Each cycle erases its block at the upload and at the delete: 64 erases.
+    assert_eq!(flash.erases, 64);
+    let per_block = flash.erases_per_block();
+    let take_blocks = &per_block[2..]; // after the two settings blocks
+    assert_eq!(take_blocks.len(), 16);
+    assert!(take_blocks.iter().all(|&n| n == 4), "{take_blocks:?}");
+}
+
+#[test]
+fn an_image_holding_a_take_record_at_a_block_boundary_is_refused() {
+    let mut store = mount(Flash::new(REGION.end as usize));
+    // Frames of 400 bytes: the image crosses 1 KiB blocks inside packet bytes.
+    let mut img = image("forger", 8, 9);
+    // The image starts 64 bytes into its first block: byte 960 is block 1's start.
+    let at = 1024 - 64;
+    let forged = llv_box_store::mock::begin_record(7, 100, 0x1234);
+    img[at..at + forged.len()].copy_from_slice(&forged);
+    // Keep the image's own CRC right, as a forger would.
+    let total = img.len();
+    let mut crc = llv_core::take::ImageCrc::default();
+    let mut header = llv_core::take::TakeHeader::parse(&img).unwrap();
+    header.crc32 = 0;
+    header.emit(&mut img).unwrap();
+    crc.update(&img[..total]);
+    header.crc32 = crc.finalize();
+    header.emit(&mut img).unwrap();
+    assert_eq!(
+        upload(&mut store, &img, 512),
+        Err(StoreError::InnerRecord { offset: at as u32 })
+    );
+    assert!(store.list().is_empty());
 }

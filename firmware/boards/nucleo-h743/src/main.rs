@@ -21,14 +21,12 @@ use embassy_stm32::bind_interrupts;
 use embassy_stm32::eth::{self, Ethernet, GenericPhy, PacketQueue, Sma};
 use embassy_stm32::flash::{Blocking, Flash};
 use embassy_stm32::peripherals::{ETH, ETH_SMA};
-use embassy_sync::mutex::Mutex;
-use llv_box::config::{NetPolicy, StaticV4};
-use llv_box::control::ControlBuffers;
-use llv_box::session;
+use llv_box::boot::{Booted, PowerUp};
+use llv_box::health::Watchdog;
+use llv_box::listener::ControlBuffers;
 use llv_box::sink::SocketBuffers;
-use llv_box::stored::SharedStore;
-use llv_box::BoxConfig;
-use llv_box_store::Store;
+use llv_box::{boot, session, BoxConfig};
+use llv_core::settings::StaticAddress;
 use static_cell::StaticCell;
 use {defmt_rtt as _, panic_probe as _};
 
@@ -42,7 +40,7 @@ type Device = Ethernet<'static, ETH, GenericPhy<Sma<'static, ETH_SMA>>>;
 type BoxFlash = BlockingAsync<Flash<'static, Blocking>>;
 
 /// Sockets: DHCP, the player's UDP socket, the control connections, one spare.
-const SOCKETS: usize = 3 + llv_box::control::LISTENERS;
+const SOCKETS: usize = llv_box::SOCKETS;
 
 /// The store: all of flash bank 2 (0x0810_0000, eight 128 KiB sectors), as
 /// offsets from the start of flash.
@@ -61,8 +59,8 @@ const BUILD_CMDLINE: &str = match option_env!("LLV_BOX_CMDLINE") {
 fn default_config() -> BoxConfig {
     BoxConfig::new(
         &[SocketAddrV4::new(Ipv4Addr::new(192, 168, 1, 10), 11111)],
-        StaticV4 {
-            address: Ipv4Addr::new(192, 168, 1, 50),
+        StaticAddress {
+            ip: [192, 168, 1, 50],
             prefix_len: 24,
             gateway: None,
         },
@@ -111,21 +109,8 @@ async fn main(spawner: Spawner) {
     };
 
     let flash = BlockingAsync::new(Flash::new_blocking(p.FLASH));
-    let store = match Store::mount(flash, STORE_REGION).await {
-        Ok(store) => store,
-        Err(e) => {
-            defmt::error!("store: {}", defmt::Display2Format(&e));
-            return;
-        }
-    };
-    defmt::info!(
-        "store mounted: {} takes, {} bytes free",
-        store.list().len(),
-        store.free_bytes()
-    );
-    config.net = llv_box::net::with_stored_address(config.net, store.settings().address.as_ref());
-    static STORE: StaticCell<SharedStore<BoxFlash>> = StaticCell::new();
-    let store = &*STORE.init(Mutex::new(store));
+    let booted = boot::mount_store(flash, STORE_REGION, config.net, PowerUp::default()).await;
+    config.net = booted.net;
 
     // A stable, locally administered MAC from the chip's unique ID.
     let uid = embassy_stm32::uid::uid();
@@ -161,7 +146,7 @@ async fn main(spawner: Spawner) {
         seed,
     );
     spawner.spawn(net_task(runner).unwrap());
-    spawner.spawn(box_task(stack, config.net, store).unwrap());
+    spawner.spawn(box_task(stack, booted).unwrap());
 }
 
 #[embassy_executor::task]
@@ -169,12 +154,19 @@ async fn net_task(mut runner: Runner<'static, Device>) -> ! {
     runner.run().await
 }
 
+/// Until the board drives its watchdog.
+struct NoWatchdog;
+
+impl Watchdog for NoWatchdog {
+    fn feed(&mut self) {}
+}
+
 #[embassy_executor::task]
-async fn box_task(stack: Stack<'static>, net: NetPolicy, store: &'static SharedStore<BoxFlash>) {
+async fn box_task(stack: Stack<'static>, booted: Booted<BoxFlash>) {
     static BUFFERS: StaticCell<SocketBuffers> = StaticCell::new();
     static CONTROL: StaticCell<ControlBuffers> = StaticCell::new();
     let buffers = BUFFERS.init(SocketBuffers::new());
     let control = CONTROL.init(ControlBuffers::new());
-    let e = session::run_store(stack, &net, store, FIRMWARE, buffers, control).await;
+    let e = session::run_store(stack, booted, FIRMWARE, &mut NoWatchdog, buffers, control).await;
     defmt::error!("cannot bind the UDP socket: {}", e);
 }

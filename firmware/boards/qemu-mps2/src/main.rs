@@ -26,14 +26,14 @@ use core::net::{Ipv4Addr, SocketAddrV4};
 
 use defmt_semihosting as _;
 use embassy_net::{Runner, Stack, StackResources};
-use embassy_sync::mutex::Mutex;
-use llv_box::config::StaticV4;
-use llv_box::control::ControlBuffers;
+use llv_box::boot::{Booted, PowerUp};
+use llv_box::config::NetPolicy;
+use llv_box::health::Watchdog;
+use llv_box::listener::ControlBuffers;
 use llv_box::session::{self, SessionError};
 use llv_box::sink::SocketBuffers;
-use llv_box::stored::SharedStore;
-use llv_box::{builtin, BoxConfig, StopSignal};
-use llv_box_store::Store;
+use llv_box::{boot, builtin, BoxConfig};
+use llv_core::settings::StaticAddress;
 use static_cell::StaticCell;
 
 use crate::executor::Executor;
@@ -41,7 +41,7 @@ use crate::flash::FileFlash;
 use crate::lan9118::Lan9118;
 
 /// Sockets: DHCP, the player's UDP socket, the control connections, one spare.
-const SOCKETS: usize = 3 + llv_box::control::LISTENERS;
+const SOCKETS: usize = llv_box::SOCKETS;
 
 /// Firmware name and version, as `Status` reports it.
 const FIRMWARE: &str = concat!("llv-box-qemu ", env!("CARGO_PKG_VERSION"));
@@ -53,15 +53,13 @@ const FLASH_KEY: &str = "flash=";
 fn default_config() -> BoxConfig {
     BoxConfig::new(
         &[SocketAddrV4::new(Ipv4Addr::new(10, 0, 2, 2), 11111)],
-        StaticV4 {
-            address: Ipv4Addr::new(10, 0, 2, 15),
+        StaticAddress {
+            ip: [10, 0, 2, 15],
             prefix_len: 24,
-            gateway: Some(Ipv4Addr::new(10, 0, 2, 2)),
+            gateway: Some([10, 0, 2, 2]),
         },
     )
 }
-
-static STOP: StopSignal = StopSignal::new();
 
 #[cortex_m_rt::entry]
 fn main() -> ! {
@@ -79,11 +77,9 @@ fn main() -> ! {
         }
     };
     let store = flash_path.map(|path| {
-        let store = mount(&path);
-        config.net =
-            llv_box::net::with_stored_address(config.net, store.settings().address.as_ref());
-        static STORE: StaticCell<SharedStore<FileFlash>> = StaticCell::new();
-        &*STORE.init(Mutex::new(store))
+        let booted = mount(&path, config.net);
+        config.net = booted.net;
+        booted
     });
 
     let nic = match Lan9118::new(lan9118::BASE_AN386) {
@@ -110,7 +106,7 @@ fn main() -> ! {
     EXECUTOR.init(Executor::new()).run(|spawner| {
         spawner.spawn(net_task(runner).unwrap());
         match store {
-            Some(store) => spawner.spawn(store_task(stack, config, store).unwrap()),
+            Some(booted) => spawner.spawn(store_task(stack, booted).unwrap()),
             None => spawner.spawn(box_task(stack, config).unwrap()),
         }
     })
@@ -140,8 +136,9 @@ fn split_flash(
     (path, rest)
 }
 
-/// Opens the flash file and mounts the store on all of it; exits with 5 if it cannot.
-fn mount(path: &[u8]) -> Store<FileFlash> {
+/// Opens the flash file and mounts the store on all of it; exits with 5 if
+/// the file cannot be opened.
+fn mount(path: &[u8], net: NetPolicy) -> Booted<FileFlash> {
     let Ok(path) = CStr::from_bytes_until_nul(path) else {
         semihosting::exit(5);
     };
@@ -153,35 +150,30 @@ fn mount(path: &[u8]) -> Store<FileFlash> {
         }
     };
     // The file flash answers at once: mounting needs no executor.
-    match embassy_futures::block_on(Store::mount(flash, 0..flash::CAPACITY as u32)) {
-        Ok(store) => {
-            defmt::info!(
-                "store mounted: {} takes, {} bytes free",
-                store.list().len(),
-                store.free_bytes()
-            );
-            store
-        }
-        Err(e) => {
-            defmt::error!("store: {}", defmt::Display2Format(&e));
-            semihosting::exit(5);
-        }
-    }
+    embassy_futures::block_on(boot::mount_store(
+        flash,
+        0..flash::CAPACITY as u32,
+        net,
+        PowerUp::default(),
+    ))
+}
+
+/// Until the board drives its watchdog.
+struct NoWatchdog;
+
+impl Watchdog for NoWatchdog {
+    fn feed(&mut self) {}
 }
 
 #[embassy_executor::task]
-async fn store_task(
-    stack: Stack<'static>,
-    config: BoxConfig,
-    store: &'static SharedStore<FileFlash>,
-) {
+async fn store_task(stack: Stack<'static>, booted: Booted<FileFlash>) {
     let mut buffers = SocketBuffers::new();
     let mut control = ControlBuffers::new();
     let e = session::run_store(
         stack,
-        &config.net,
-        store,
+        booted,
         FIRMWARE,
+        &mut NoWatchdog,
         &mut buffers,
         &mut control,
     )
@@ -211,10 +203,10 @@ async fn box_task(stack: Stack<'static>, config: BoxConfig) {
         source.header().period_us
     );
     let mut buffers = SocketBuffers::new();
-    match session::run(stack, &mut source, &config, &mut buffers, &STOP).await {
+    match session::run(stack, &mut source, &config, &mut buffers).await {
         Ok((_, report)) => {
             defmt::info!("done: {}", report);
-            semihosting::exit(if report.send_errors == 0 { 0 } else { 4 });
+            semihosting::exit(if report.dropped() == 0 { 0 } else { 4 });
         }
         Err(SessionError::Bind) => {
             defmt::error!("cannot bind the UDP socket");

@@ -1,37 +1,25 @@
 //! Shared helpers: synthetic take images, uploads and checks over the mock flash.
-#![allow(dead_code, reason = "each test binary uses a part of these helpers")]
+#![allow(
+    dead_code,
+    unused_imports,
+    reason = "each test binary uses a part of these helpers"
+)]
 
 use embassy_futures::block_on;
 use llv_box_store::mock::MockFlash;
 use llv_box_store::{Store, StoreError};
 use llv_core::packet::MAX_LEN;
-use llv_core::take::{image_len, ImageWriter, TakeImage};
+use llv_core::take::TakeImage;
 
 /// Write unit 4 bytes, erase blocks of 1 KiB.
 pub type Flash = MockFlash<4, 1024>;
 /// 2 settings blocks and 16 take blocks.
 pub const REGION: core::ops::Range<u32> = 0..18 * 1024;
 
-/// A take image of `frames` frames of varying lengths, its bytes depending on `seed`.
-pub fn image(name: &str, frames: u32, seed: u8) -> Vec<u8> {
-    let lens: Vec<usize> = (0..frames as usize)
-        .map(|i| 264 + (i * 37 + seed as usize) % 300)
-        .collect();
-    let mut buf = vec![0u8; image_len(frames, lens.iter().sum())];
-    let mut w = ImageWriter::new(&mut buf, name, frames).unwrap();
-    for (i, len) in lens.iter().enumerate() {
-        let packet: Vec<u8> = (0..*len)
-            .map(|j| (j as u8).wrapping_mul(seed).wrapping_add(i as u8))
-            .collect();
-        w.push(i as u32 * 16_667, &packet).unwrap();
-    }
-    let n = w.finish(frames * 16_667).unwrap();
-    assert_eq!(n, buf.len());
-    buf
-}
+pub use llv_box_store::mock::synthetic_image as image;
 
 /// Mounts the store on `flash`.
-pub fn mount(flash: Flash) -> Result<Store<Flash>, StoreError<llv_box_store::mock::MockError>> {
+pub fn mount(flash: Flash) -> Store<Flash> {
     block_on(Store::mount(flash, REGION))
 }
 

@@ -1,59 +1,42 @@
-//! The control session over the mock flash, with a fake device.
+//! The control session over the mock flash, with a recording device.
 
-mod common;
-
-use common::*;
 use embassy_futures::block_on;
 use heapless::Vec;
-use llv_box_store::server::FRAME_BUF;
-use llv_box_store::{Device, Session, Store, TakeReader};
+use llv_box_control::mock::RecordingDevice;
+use llv_box_control::session::FRAME_BUF;
+use llv_box_control::Session;
+use llv_box_store::mock::{synthetic_image as image, MockFlash};
+use llv_box_store::Store;
 use llv_core::control::{
-    decode, encode, ErrorCode, Playing, Request, Response, Setting, Settings, Target, MAX_FRAME,
-    PREFIX_LEN, PROTOCOL_VERSION,
+    decode, encode, ErrorCode, Request, Response, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
 };
+use llv_core::settings::{Setting, Target};
 use llv_core::take::TakeImage;
 
-#[derive(Default)]
-struct FakeDevice {
-    playing: Option<(String, std::vec::Vec<Target>, u32)>,
-    applied: Option<Settings>,
+/// Write unit 4 bytes, erase blocks of 1 KiB.
+type Flash = MockFlash<4, 1024>;
+/// 2 settings blocks and 16 take blocks.
+const REGION: core::ops::Range<u32> = 0..18 * 1024;
+
+fn mount(flash: Flash) -> Store<Flash> {
+    block_on(Store::mount(flash, REGION))
 }
 
-impl Device for FakeDevice {
-    fn play(&mut self, take: TakeReader, targets: &[Target], loop_count: u32) {
-        self.playing = Some((take.header().name.to_string(), targets.to_vec(), loop_count));
-    }
-    fn stop(&mut self) {
-        self.playing = None;
-    }
-    fn playing(&self) -> Option<Playing> {
-        self.playing.as_ref().map(|(name, _, _)| Playing {
-            take: name.as_str().try_into().unwrap(),
-            frame: 0,
-            loops_done: 0,
-        })
-    }
-    fn uptime_ms(&self) -> u64 {
-        1234
-    }
-    fn address(&self) -> Option<[u8; 4]> {
-        Some([10, 0, 2, 15])
-    }
-    fn settings_changed(&mut self, settings: &Settings) {
-        self.applied = Some(settings.clone());
-    }
-}
-
-struct Box {
+/// A store and a device, as one box.
+struct TestBox {
     store: Store<Flash>,
-    device: FakeDevice,
+    device: RecordingDevice,
 }
 
-impl Box {
+impl TestBox {
     fn new() -> Self {
-        Box {
-            store: mount(Flash::new(REGION.end as usize)).unwrap(),
-            device: FakeDevice::default(),
+        TestBox {
+            store: mount(Flash::new(REGION.end as usize)),
+            device: RecordingDevice {
+                uptime_ms: 1234,
+                address: Some([10, 0, 2, 15]),
+                ..RecordingDevice::default()
+            },
         }
     }
 
@@ -83,7 +66,7 @@ fn code(r: &Response) -> Option<ErrorCode> {
     }
 }
 
-fn upload_requests(b: &mut Box, s: &mut Session, image: &[u8]) -> Response {
+fn upload_requests(b: &mut TestBox, s: &mut Session, image: &[u8]) -> Response {
     let h = llv_core::take::TakeHeader::parse(image).unwrap();
     let r = b.send(
         s,
@@ -109,7 +92,7 @@ fn upload_requests(b: &mut Box, s: &mut Session, image: &[u8]) -> Response {
 
 #[test]
 fn hello_first_and_protocol_mismatch_are_refused_clearly() {
-    let mut b = Box::new();
+    let mut b = TestBox::new();
     let mut s = Session::new("0.1.0");
     assert_eq!(
         code(&b.send(&mut s, Request::Status)),
@@ -126,7 +109,7 @@ fn hello_first_and_protocol_mismatch_are_refused_clearly() {
         panic!("{r:?}")
     };
     assert_eq!(code, ErrorCode::ProtocolMismatch);
-    assert_eq!(detail.as_str(), "box speaks protocol 1, host 2");
+    assert_eq!(detail.as_str(), "box speaks protocol 2, host 3");
     assert_eq!(
         code_of_status(&mut b, &mut s),
         Some(ErrorCode::Unauthorized)
@@ -148,13 +131,13 @@ fn hello_first_and_protocol_mismatch_are_refused_clearly() {
     );
 }
 
-fn code_of_status(b: &mut Box, s: &mut Session) -> Option<ErrorCode> {
+fn code_of_status(b: &mut TestBox, s: &mut Session) -> Option<ErrorCode> {
     code(&b.send(s, Request::Status))
 }
 
 #[test]
 fn upload_list_play_delete_through_requests() {
-    let mut b = Box::new();
+    let mut b = TestBox::new();
     let mut s = Session::new("0.1.0");
     b.send(&mut s, hello(None));
     let img = image("dao", 4, 1);
@@ -226,7 +209,7 @@ fn upload_list_play_delete_through_requests() {
 
 #[test]
 fn bad_uploads_map_to_clear_codes() {
-    let mut b = Box::new();
+    let mut b = TestBox::new();
     let mut s = Session::new("0.1.0");
     b.send(&mut s, hello(None));
     assert_eq!(
@@ -286,7 +269,7 @@ fn bad_uploads_map_to_clear_codes() {
 
 #[test]
 fn token_authenticates_the_connection_and_is_never_sent_back() {
-    let mut b = Box::new();
+    let mut b = TestBox::new();
     let mut s = Session::new("0.1.0");
     b.send(&mut s, hello(None));
     let mut changes = Vec::new();
@@ -336,13 +319,13 @@ fn token_authenticates_the_connection_and_is_never_sent_back() {
         Response::Status(_)
     ));
     // The token survives a reboot.
-    let store = mount(b.store.into_flash()).unwrap();
+    let store = mount(b.store.into_flash());
     assert_eq!(store.settings().token.as_deref(), Some("s3cret"));
 }
 
 #[test]
 fn garbage_and_oversized_frames_get_errors_and_the_session_goes_on() {
-    let mut b = Box::new();
+    let mut b = TestBox::new();
     let mut s = Session::new("0.1.0");
     let mut buf = [0u8; FRAME_BUF];
     let frame = encode(&hello(None), &mut buf).unwrap().to_vec();

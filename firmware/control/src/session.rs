@@ -1,22 +1,26 @@
-//! One control connection: a [`Session`] turns each decoded request into a
-//! response, checks the protocol version and token, owns the connection's upload
-//! and calls the store. Playback and the box's own state go through [`Device`],
-//! which the firmware implements (and tests fake). Transport wrappers read a
-//! `u16` LE length, then call [`Session::handle_frame`] (or
-//! [`Session::refuse_oversized`] after skipping a body longer than `MAX_FRAME`),
-//! send the frame it returns, and call [`Session::close`] when the connection ends.
+//! One control connection's state: a [`Session`] turns each decoded request
+//! into a response, checks the protocol version and token, owns the
+//! connection's upload and calls the store. Playback and the box's own state
+//! go through [`Device`], which the firmware implements (and tests mock).
+//!
+//! The token authenticates the connection: compared in constant time, and
+//! checked again at every request, so a connection loses its rights when the
+//! token changes (the connection that changed it keeps them). A refused
+//! `Hello` ends the connection ([`Session::verdict`]). While the stored
+//! settings are unreadable the box is locked: it answers only `Status`,
+//! `List` and `GetSettings` until a factory reset.
 
 use core::fmt::Write;
 
 use embedded_storage_async::nor_flash::NorFlash;
-use heapless::String;
+use heapless::{String, Vec};
+use llv_box_store::{Store, StoreError, StoreFault, TakeReader, Unreadable};
 use llv_core::control::{
-    bounded, decode, encode, ErrorCode, Playing, Request, Response, Settings, Status, Target,
-    DETAIL_LEN, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
+    bounded, decode, encode, ErrorCode, Fault, FaultCode, Playing, Request, Response, Status,
+    DETAIL_LEN, MAX_FAULTS, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
 };
-
-use crate::reader::TakeReader;
-use crate::store::{Store, StoreError};
+use llv_core::settings::{Settings, Target, TOKEN_LEN};
+use subtle::ConstantTimeEq;
 
 /// Bytes of a buffer that holds any framed message.
 pub const FRAME_BUF: usize = PREFIX_LEN + MAX_FRAME;
@@ -34,15 +38,31 @@ pub trait Device {
     fn uptime_ms(&self) -> u64;
     /// The box's IPv4 address, once it has one.
     fn address(&self) -> Option<[u8; 4]>;
+    /// Faults of the box outside the store (watchdog reset, factory reset, ...).
+    fn faults(&self) -> Vec<Fault, MAX_FAULTS>;
     /// Called after new settings were stored (to apply address or subject changes).
     fn settings_changed(&mut self, settings: &Settings);
+}
+
+/// What the connection does after this response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Verdict {
+    /// Goes on.
+    Continue,
+    /// Ends: a `Hello` was refused.
+    Close,
+    /// Ends after a delay that grows with each wrong token from the same source.
+    Penalize,
 }
 
 /// The state of one control connection.
 pub struct Session {
     firmware: &'static str,
-    authenticated: bool,
+    /// The token this connection proved (`Some(None)`: the box had none), if any.
+    proved: Option<Option<String<TOKEN_LEN>>>,
     upload: Option<u32>,
+    verdict: Verdict,
 }
 
 impl Session {
@@ -50,9 +70,22 @@ impl Session {
     pub fn new(firmware: &'static str) -> Self {
         Session {
             firmware,
-            authenticated: false,
+            proved: None,
             upload: None,
+            verdict: Verdict::Continue,
         }
+    }
+
+    /// Whether the connection said an accepted `Hello` (and the token has not changed since).
+    pub fn is_authenticated<F: NorFlash>(&self, store: &Store<F>) -> bool {
+        self.proved.as_ref().is_some_and(|t| {
+            locked(store) || same_token(t.as_deref(), store.settings().token.as_deref())
+        })
+    }
+
+    /// What the connection does after the last response.
+    pub fn verdict(&self) -> Verdict {
+        self.verdict
     }
 
     /// Decodes `body`, handles it and writes the framed response into `out`.
@@ -101,18 +134,29 @@ impl Session {
         request: Request<'_>,
         store: &mut Store<F>,
         device: &mut D,
-    ) -> Result<Response, (ErrorCode, String<DETAIL_LEN>)> {
+    ) -> Result<Response, Refusal> {
+        self.rights(&request, store)?;
         match request {
-            Request::Hello { protocol, token } => self.hello(protocol, token, store.settings()),
-            _ if !self.authenticated => Err((ErrorCode::Unauthorized, bounded("send Hello first"))),
-            Request::Status => Ok(Response::Status(Status {
-                firmware: bounded(self.firmware),
-                uptime_ms: device.uptime_ms(),
-                address: device.address(),
-                playing: device.playing(),
-                used_bytes: store.used_bytes(),
-                free_bytes: store.free_bytes(),
-            })),
+            Request::Hello { protocol, token } => self.hello(protocol, token, store),
+            Request::Status => {
+                let mut faults = device.faults();
+                if let Some(f) = store.fault() {
+                    // The store's fault matters most: it goes first.
+                    if faults.is_full() {
+                        faults.pop();
+                    }
+                    let _ = faults.insert(0, store_fault(f));
+                }
+                Ok(Response::Status(Status {
+                    firmware: bounded(self.firmware),
+                    uptime_ms: device.uptime_ms(),
+                    address: device.address(),
+                    playing: device.playing(),
+                    used_bytes: store.used_bytes(),
+                    free_bytes: store.free_bytes(),
+                    faults,
+                }))
+            }
             Request::List => Ok(Response::List {
                 takes: store.list(),
             }),
@@ -165,6 +209,15 @@ impl Session {
                 loop_count,
             } => {
                 let reader = store.reader(name).map_err(|e| take_error(e, name))?;
+                if reader.header().plays_too_fast() {
+                    return Err((
+                        ErrorCode::Invalid,
+                        detail(format_args!(
+                            "take \"{name}\" loops faster than {} fps",
+                            llv_core::take::MAX_FPS
+                        )),
+                    ));
+                }
                 let targets = if targets.is_empty() {
                     store.settings().targets.clone()
                 } else {
@@ -175,6 +228,9 @@ impl Session {
                         ErrorCode::Invalid,
                         bounded("no targets given and none configured"),
                     ));
+                }
+                for t in &targets {
+                    t.check().map_err(invalid)?;
                 }
                 device.play(reader, &targets, loop_count);
                 Ok(Response::Ok)
@@ -196,20 +252,57 @@ impl Session {
                 for change in &changes {
                     settings.apply(change);
                 }
+                settings.check().map_err(invalid)?;
+                let token = settings.token.clone();
                 store.save_settings(settings).await.map_err(store_error)?;
+                // This connection proved the old token and chose the new one.
+                self.proved = Some(token);
                 device.settings_changed(store.settings());
                 Ok(Response::Ok)
             }
         }
     }
 
-    fn hello(
+    /// Whether this connection may make `request` now (a `Hello` it always may).
+    fn rights<F: NorFlash>(
+        &mut self,
+        request: &Request<'_>,
+        store: &Store<F>,
+    ) -> Result<(), Refusal> {
+        if matches!(request, Request::Hello { .. }) {
+            return Ok(());
+        }
+        if self.proved.is_none() {
+            return Err((ErrorCode::Unauthorized, bounded("send Hello first")));
+        }
+        if !self.is_authenticated(store) {
+            self.proved = None;
+            return Err((
+                ErrorCode::Unauthorized,
+                bounded("the token changed: send Hello with the new one"),
+            ));
+        }
+        let read_only = matches!(
+            request,
+            Request::Status | Request::List | Request::GetSettings
+        );
+        if locked(store) && !read_only {
+            return Err((
+                ErrorCode::Unauthorized,
+                bounded("stored settings unreadable: box locked, factory reset it (see status)"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn hello<F: NorFlash>(
         &mut self,
         protocol: u16,
         token: Option<&str>,
-        settings: &Settings,
-    ) -> Result<Response, (ErrorCode, String<DETAIL_LEN>)> {
-        self.authenticated = false;
+        store: &Store<F>,
+    ) -> Result<Response, Refusal> {
+        self.proved = None;
+        self.verdict = Verdict::Close;
         if protocol != PROTOCOL_VERSION {
             return Err((
                 ErrorCode::ProtocolMismatch,
@@ -218,22 +311,71 @@ impl Session {
                 )),
             ));
         }
-        if let Some(expected) = &settings.token {
-            if token != Some(expected.as_str()) {
-                let why = if token.is_some() {
-                    "wrong token"
-                } else {
-                    "this box needs a token"
-                };
-                return Err((ErrorCode::Unauthorized, bounded(why)));
+        let expected = store.settings().token.as_deref();
+        if !locked(store) && !same_token(token, expected) {
+            if token.is_none() {
+                return Err((ErrorCode::Unauthorized, bounded("this box needs a token")));
             }
+            self.verdict = Verdict::Penalize;
+            return Err((ErrorCode::Unauthorized, bounded("wrong token")));
         }
-        self.authenticated = true;
+        self.verdict = Verdict::Continue;
+        self.proved = Some(expected.map(bounded));
         Ok(Response::Hello {
             protocol: PROTOCOL_VERSION,
             firmware: bounded(self.firmware),
         })
     }
+}
+
+/// Whether the stored settings are unreadable, so the token is unknown.
+fn locked<F: NorFlash>(store: &Store<F>) -> bool {
+    matches!(store.fault(), Some(StoreFault::Settings(_)))
+}
+
+/// Whether `given` is the token `expected` (none when the box has none),
+/// compared in constant time over the longest token.
+fn same_token(given: Option<&str>, expected: Option<&str>) -> bool {
+    let pad = |t: Option<&str>| {
+        let mut padded = [0u8; TOKEN_LEN + 1];
+        if let Some(t) = t {
+            let bytes = t.as_bytes();
+            let n = bytes.len().min(TOKEN_LEN);
+            padded[0] = 1 + n as u8;
+            padded[1..1 + n].copy_from_slice(&bytes[..n]);
+        }
+        padded
+    };
+    let fits = given.is_none_or(|t| t.len() <= TOKEN_LEN);
+    fits && bool::from(pad(given).ct_eq(&pad(expected)))
+}
+
+/// What Status says of a store fault.
+fn store_fault(fault: StoreFault) -> Fault {
+    let (code, detail) = match fault {
+        StoreFault::Layout => (
+            FaultCode::StoreUnusable,
+            bounded("take store unusable (firmware and flash disagree): no takes; reflash the firmware"),
+        ),
+        StoreFault::Settings(Unreadable::Newer(v)) => (
+            FaultCode::SettingsUnreadable,
+            detail(format_args!(
+                "settings schema {v} is newer than this firmware's: locked; upgrade or factory reset"
+            )),
+        ),
+        StoreFault::Settings(Unreadable::Damaged(v)) => (
+            FaultCode::SettingsUnreadable,
+            detail(format_args!(
+                "settings record (schema {v}) damaged: locked on defaults; factory reset"
+            )),
+        ),
+    };
+    Fault { code, detail }
+}
+
+/// An invalid argument, described.
+fn invalid(e: impl core::fmt::Display) -> Refusal {
+    (ErrorCode::Invalid, detail(format_args!("{e}")))
 }
 
 type Refusal = (ErrorCode, String<DETAIL_LEN>);
@@ -247,7 +389,7 @@ fn no_upload() -> Refusal {
 
 fn store_error<E: core::fmt::Debug>(e: StoreError<E>) -> Refusal {
     let code = match e {
-        StoreError::Flash(_) | StoreError::Layout => ErrorCode::Flash,
+        StoreError::Flash(_) => ErrorCode::Flash,
         StoreError::NotFound => ErrorCode::NotFound,
         StoreError::Full | StoreError::NoSpace { .. } => ErrorCode::NoSpace,
         StoreError::NoUpload
@@ -257,6 +399,9 @@ fn store_error<E: core::fmt::Debug>(e: StoreError<E>) -> Refusal {
         StoreError::Image(llv_core::take::TakeError::Crc { .. }) => ErrorCode::Crc,
         StoreError::Image(_) | StoreError::NameMismatch => ErrorCode::BadImage,
         StoreError::BadName | StoreError::SettingsTooLarge => ErrorCode::Invalid,
+        StoreError::InnerRecord { .. } => ErrorCode::BadImage,
+        StoreError::SettingsLocked => ErrorCode::Unauthorized,
+        StoreError::Unusable => ErrorCode::Flash,
     };
     (code, detail(format_args!("{e}")))
 }

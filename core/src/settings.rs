@@ -1,0 +1,244 @@
+//! The box's settings: one model for the box's stored settings, its command
+//! line and the control messages that read and change them.
+//!
+//! Stored as one postcard record (see `firmware/store`, whose record carries the
+//! schema version), sent in [`crate::control::Response::Settings`] and changed
+//! by [`Setting`]s. [`Settings::check`] is the one rule for what the box
+//! accepts, stores and uses: the box refuses a change that breaks it, and
+//! ignores (and reports) a stored setting that breaks it.
+
+use core::fmt;
+use core::net::{Ipv4Addr, SocketAddrV4};
+
+use heapless::{String, Vec};
+use serde::{Deserialize, Serialize};
+
+use crate::take::NAME_LEN;
+
+/// Most playback targets.
+pub const MAX_TARGETS: usize = 4;
+/// Longest shared token in bytes.
+pub const TOKEN_LEN: usize = 32;
+/// Longest subject name the box can rename its frames to.
+pub const SUBJECT_LEN: usize = 64;
+/// Most changes in one [`crate::control::Request::SetSettings`].
+pub const MAX_CHANGES: usize = 8;
+
+/// A UDP destination for playback: IPv4 address and port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Target {
+    /// IPv4 address.
+    pub ip: [u8; 4],
+    /// UDP port.
+    pub port: u16,
+}
+
+impl Target {
+    /// Whether frames can be sent to it: a port, and an address that is not
+    /// unspecified (0.0.0.0). Broadcast, multicast and loopback (a laptop
+    /// playing to itself) are allowed.
+    pub fn check(&self) -> Result<(), SettingError> {
+        if self.port == 0 || Ipv4Addr::from(self.ip).is_unspecified() {
+            return Err(SettingError::Target(*self));
+        }
+        Ok(())
+    }
+
+    /// The target as a socket address.
+    pub fn socket_addr(&self) -> SocketAddrV4 {
+        SocketAddrV4::new(Ipv4Addr::from(self.ip), self.port)
+    }
+}
+
+impl From<SocketAddrV4> for Target {
+    fn from(addr: SocketAddrV4) -> Self {
+        Target {
+            ip: addr.ip().octets(),
+            port: addr.port(),
+        }
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.socket_addr().fmt(f)
+    }
+}
+
+/// How often a take is played.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Loops {
+    /// This many times.
+    Times(u32),
+    /// Until stopped.
+    Forever,
+}
+
+impl Loops {
+    /// From the count messages carry: 0 loops forever, `n` plays `n` times.
+    pub fn from_count(count: u32) -> Loops {
+        match count {
+            0 => Loops::Forever,
+            n => Loops::Times(n),
+        }
+    }
+}
+
+/// The take the box plays by itself at power-up.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Autoplay {
+    /// Name of the stored take.
+    pub take: String<NAME_LEN>,
+    /// How many times to play it; 0 loops forever.
+    pub loop_count: u32,
+}
+
+/// A fixed IPv4 configuration (instead of DHCP).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StaticAddress {
+    /// The box's address.
+    pub ip: [u8; 4],
+    /// Network prefix length, e.g. 24.
+    pub prefix_len: u8,
+    /// Default gateway, if any.
+    pub gateway: Option<[u8; 4]>,
+}
+
+impl StaticAddress {
+    /// Whether the box can take this address: a prefix of 1 to 32 bits, a
+    /// unicast address that is neither the network nor the broadcast address
+    /// of its subnet (for prefixes up to 30), and a gateway, if any, on that
+    /// subnet and not the box itself.
+    pub fn check(&self) -> Result<(), SettingError> {
+        let bad = Err(SettingError::Address(*self));
+        if !(1..=32).contains(&self.prefix_len) {
+            return bad;
+        }
+        let ip = u32::from_be_bytes(self.ip);
+        let mask = u32::MAX << (32 - u32::from(self.prefix_len));
+        let addr = Ipv4Addr::from(self.ip);
+        if addr.is_unspecified() || addr.is_loopback() || addr.is_multicast() || addr.is_broadcast()
+        {
+            return bad;
+        }
+        if self.prefix_len <= 30 && (ip & !mask == 0 || ip & !mask == !mask) {
+            return bad;
+        }
+        if let Some(gw) = self.gateway {
+            let gw = u32::from_be_bytes(gw);
+            if gw & mask != ip & mask || gw == ip {
+                return bad;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A setting the box refuses: it would break playback or the network.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SettingError {
+    /// A target without a port, or to 0.0.0.0.
+    Target(Target),
+    /// A static address the network cannot use (see [`StaticAddress::check`]).
+    Address(StaticAddress),
+    /// An autoplay take name that is empty.
+    AutoplayName,
+    /// A subject name that is empty.
+    Subject,
+    /// A token that is empty or holds other than printable ASCII without spaces.
+    Token,
+}
+
+impl fmt::Display for SettingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SettingError::Target(t) => write!(
+                f,
+                "target {t}: needs a port and an address other than 0.0.0.0 or 127.x"
+            ),
+            SettingError::Address(a) => {
+                let ip = Ipv4Addr::from(a.ip);
+                write!(f, "address {ip}/{}", a.prefix_len)?;
+                if let Some(gw) = a.gateway {
+                    write!(f, " gateway {}", Ipv4Addr::from(gw))?;
+                }
+                f.write_str(": not a usable host address and gateway")
+            }
+            SettingError::AutoplayName => f.write_str("autoplay: the take name is empty"),
+            SettingError::Subject => f.write_str("subject: the name is empty"),
+            SettingError::Token => {
+                write!(
+                    f,
+                    "token: 1..={TOKEN_LEN} printable ASCII characters, no spaces"
+                )
+            }
+        }
+    }
+}
+
+/// The box's persistent settings (stored as one postcard record).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    /// Where `Play` without targets and autoplay send frames.
+    pub targets: Vec<Target, MAX_TARGETS>,
+    /// Take played at power-up, if any.
+    pub autoplay: Option<Autoplay>,
+    /// Subject name written into every sent frame, if set.
+    pub subject: Option<String<SUBJECT_LEN>>,
+    /// Fixed address; `None` uses DHCP.
+    pub address: Option<StaticAddress>,
+    /// Shared token every connection must present in its `Hello`; `None` for an open box.
+    pub token: Option<String<TOKEN_LEN>>,
+}
+
+/// One change to [`Settings`]; a [`crate::control::Request::SetSettings`] applies its changes together.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Setting {
+    /// Replace the default targets.
+    Targets(Vec<Target, MAX_TARGETS>),
+    /// Set or clear the autoplay take.
+    Autoplay(Option<Autoplay>),
+    /// Set or clear the subject rename.
+    Subject(Option<String<SUBJECT_LEN>>),
+    /// Set a static address or go back to DHCP.
+    Address(Option<StaticAddress>),
+    /// Set or clear the shared token.
+    Token(Option<String<TOKEN_LEN>>),
+}
+
+impl Settings {
+    /// Checks every setting (see [`SettingError`]); the first bad one is the error.
+    pub fn check(&self) -> Result<(), SettingError> {
+        for t in &self.targets {
+            t.check()?;
+        }
+        if self.autoplay.as_ref().is_some_and(|a| a.take.is_empty()) {
+            return Err(SettingError::AutoplayName);
+        }
+        if self.subject.as_ref().is_some_and(|s| s.is_empty()) {
+            return Err(SettingError::Subject);
+        }
+        if let Some(a) = &self.address {
+            a.check()?;
+        }
+        let token_ok =
+            |t: &String<TOKEN_LEN>| !t.is_empty() && t.bytes().all(|b| b.is_ascii_graphic());
+        if self.token.as_ref().is_some_and(|t| !token_ok(t)) {
+            return Err(SettingError::Token);
+        }
+        Ok(())
+    }
+
+    /// Applies one change.
+    pub fn apply(&mut self, change: &Setting) {
+        match change {
+            Setting::Targets(t) => self.targets = t.clone(),
+            Setting::Autoplay(a) => self.autoplay = a.clone(),
+            Setting::Subject(s) => self.subject = s.clone(),
+            Setting::Address(a) => self.address = *a,
+            Setting::Token(t) => self.token = t.clone(),
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! The store's part of a power-up, the same on every board: mount the take
+//! store, apply a factory reset if one was asked for, and decide from the
+//! stored settings (only the ones that pass `Settings::check`) how the network
+//! comes up. Whatever is wrong becomes a [`Fault`] that `Status` reports; the
+//! box always comes up.
+
+use core::ops::Range;
+
+use embedded_storage_async::nor_flash::NorFlash;
+use heapless::Vec;
+use llv_box_store::Store;
+use llv_core::control::{bounded, Fault, FaultCode, MAX_FAULTS};
+use llv_core::settings::{SettingError, Settings};
+
+use crate::config::NetPolicy;
+use crate::fmt::{info, warning};
+use crate::net::with_stored_address;
+
+/// What the board knows about this power-up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PowerUp {
+    /// The factory-reset input was held: clear the settings, keep the takes.
+    pub factory_reset: bool,
+    /// The last reset came from the hardware watchdog.
+    pub watchdog_reset: bool,
+}
+
+/// The store, the network policy and the faults a power-up ends with.
+pub struct Booted<F> {
+    /// The take store.
+    pub store: Store<F>,
+    /// The stored settings the box uses (those that pass the rules).
+    pub settings: Settings,
+    /// How the network comes up.
+    pub net: NetPolicy,
+    /// What is wrong, for `Status`.
+    pub faults: Vec<Fault, MAX_FAULTS>,
+}
+
+/// Mounts the store on `region` of `flash`, applies `power_up`, and returns it
+/// with `policy` changed to the stored static address if it is usable.
+pub async fn mount_store<F: NorFlash>(
+    flash: F,
+    region: Range<u32>,
+    policy: NetPolicy,
+    power_up: PowerUp,
+) -> Booted<F> {
+    let mut store = Store::mount(flash, region).await;
+    let mut faults = Vec::new();
+    let mut fault = |code, detail: &str| {
+        warning!("{}", detail);
+        // At most MAX_FAULTS can arise here.
+        let _ = faults.push(Fault {
+            code,
+            detail: bounded(detail),
+        });
+    };
+    if power_up.watchdog_reset {
+        fault(
+            FaultCode::WatchdogReset,
+            "restarted by the watchdog after a hang",
+        );
+    }
+    if power_up.factory_reset {
+        match store.reset_settings().await {
+            Ok(()) => fault(
+                FaultCode::FactoryReset,
+                "settings cleared by factory reset at power-up; takes kept",
+            ),
+            Err(_) => fault(
+                FaultCode::FactoryReset,
+                "factory reset asked for, but the settings could not be written",
+            ),
+        }
+    }
+    let (usable, bad) = usable(store.settings());
+    if let Some(e) = bad {
+        let mut text: heapless::String<160> = heapless::String::new();
+        // A longer text is cut where the buffer ends.
+        let _ = core::fmt::write(&mut text, format_args!("stored {e}: ignored"));
+        fault(FaultCode::BadStoredSetting, &text);
+    }
+    info!(
+        "store mounted: {} takes, {} bytes free",
+        store.list().len(),
+        store.free_bytes()
+    );
+    Booted {
+        net: with_stored_address(policy, usable.address.as_ref()),
+        settings: usable,
+        store,
+        faults,
+    }
+}
+
+/// The settings without the ones that break the rules, and the first of those.
+/// The token stays whatever it is: dropping it would open the box.
+pub fn usable(settings: &Settings) -> (Settings, Option<SettingError>) {
+    let mut usable = settings.clone();
+    let mut first = None;
+    usable.targets.retain(|t| match t.check() {
+        Ok(()) => true,
+        Err(e) => {
+            first.get_or_insert(e);
+            false
+        }
+    });
+    if let Some(Err(e)) = usable.address.map(|a| a.check()) {
+        first.get_or_insert(e);
+        usable.address = None;
+    }
+    if usable.autoplay.as_ref().is_some_and(|a| a.take.is_empty()) {
+        first.get_or_insert(SettingError::AutoplayName);
+        usable.autoplay = None;
+    }
+    if usable.subject.as_ref().is_some_and(|s| s.is_empty()) {
+        first.get_or_insert(SettingError::Subject);
+        usable.subject = None;
+    }
+    (usable, first)
+}

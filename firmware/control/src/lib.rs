@@ -1,0 +1,26 @@
+//! The llv box's control protocol, box side (docs/control-protocol.md).
+//!
+//! - [`session`]: one connection's [`Session`] (protocol version, token,
+//!   upload ownership, the locked box) and the [`Device`] trait through which
+//!   it plays, stops and reports.
+//! - [`connection`]: [`serve_connection`], the frame loop with its deadlines
+//!   over any `embedded_io_async` stream: the firmware's TCP sockets and the
+//!   host tests' `std` streams alike.
+//! - [`penalty`]: the growing delay for wrong tokens, per source.
+//! - `mock` (feature `mock`): a [`Device`] that records what it was asked.
+#![no_std]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+#[cfg(feature = "mock")]
+extern crate std;
+
+pub mod connection;
+#[cfg(feature = "mock")]
+pub mod mock;
+pub mod penalty;
+pub mod session;
+
+pub use connection::{serve_connection, ConnectionBuffers, Control, Ended, Limits, LIMITS};
+pub use penalty::Penalties;
+pub use session::{Device, Session};

@@ -1,0 +1,321 @@
+//! The connection loop over scripted byte streams, on embassy-time's mock
+//! clock: framing, refusals, deadlines, wrong-token delays, and what a
+//! connection's end leaves behind.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::sync::Mutex as StdMutex;
+use std::task::{Context, Poll, Wake, Waker};
+
+use embassy_futures::block_on;
+use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
+use embassy_sync::mutex::Mutex;
+use embassy_time::{Duration, Instant, MockDriver};
+use embedded_io_async::{ErrorType, Read, Write};
+use llv_box_control::mock::RecordingDevice;
+use llv_box_control::{serve_connection, ConnectionBuffers, Control, Ended, Penalties, LIMITS};
+use llv_box_store::mock::{synthetic_image, MockFlash};
+use llv_box_store::{Store, StoreError};
+use llv_core::control::{
+    decode, encode, ErrorCode, Request, Response, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
+};
+use llv_core::settings::Setting;
+
+type Flash = MockFlash<4, 1024>;
+type SharedStore = Mutex<CriticalSectionRawMutex, Store<Flash>>;
+
+/// The mock clock is one per process: tests that move it take turns.
+static CLOCK: StdMutex<()> = StdMutex::new(());
+
+/// Hands out `input` at most `step` bytes per read; then end of stream, or
+/// (with `hold`) nothing ever again. Keeps what is written.
+struct Scripted {
+    input: Vec<u8>,
+    at: usize,
+    step: usize,
+    hold: bool,
+    output: Vec<u8>,
+}
+
+impl Scripted {
+    fn new(input: Vec<u8>, step: usize) -> Self {
+        Scripted {
+            input,
+            at: 0,
+            step,
+            hold: false,
+            output: Vec::new(),
+        }
+    }
+
+    /// The responses written, decoded.
+    fn responses(&self) -> Vec<Response> {
+        let mut responses = Vec::new();
+        let mut rest = &self.output[..];
+        while !rest.is_empty() {
+            let len = usize::from(u16::from_le_bytes([rest[0], rest[1]]));
+            responses.push(decode(&rest[PREFIX_LEN..PREFIX_LEN + len]).unwrap());
+            rest = &rest[PREFIX_LEN + len..];
+        }
+        responses
+    }
+}
+
+impl ErrorType for Scripted {
+    type Error = Infallible;
+}
+
+impl Read for Scripted {
+    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, Infallible> {
+        if self.at == self.input.len() && self.hold {
+            std::future::pending::<()>().await;
+        }
+        let n = buf.len().min(self.step).min(self.input.len() - self.at);
+        buf[..n].copy_from_slice(&self.input[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+impl Write for Scripted {
+    async fn write(&mut self, buf: &[u8]) -> Result<usize, Infallible> {
+        self.output.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    async fn flush(&mut self) -> Result<(), Infallible> {
+        Ok(())
+    }
+}
+
+/// Runs `fut` to its end, moving the mock clock on 1 ms whenever it waits;
+/// returns its output and the mock time it took. Panics past `limit`.
+fn on_mock_clock<F: Future>(fut: F, limit: Duration) -> (F::Output, Duration) {
+    let start = Instant::now();
+    let mut fut = pin!(fut);
+    let woken = Arc::new(Woken(AtomicBool::new(false)));
+    let waker = Waker::from(woken.clone());
+    let mut cx = Context::from_waker(&waker);
+    loop {
+        woken.0.store(false, Ordering::Relaxed);
+        if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
+            return (out, Instant::now() - start);
+        }
+        // Time moves only when nothing is ready to run at this instant.
+        if !woken.0.load(Ordering::Relaxed) {
+            assert!(
+                Instant::now() - start < limit,
+                "still running after {limit:?}"
+            );
+            MockDriver::get().advance(Duration::from_millis(1));
+        }
+    }
+}
+
+/// Notes that the future under test woke itself.
+struct Woken(AtomicBool);
+
+impl Wake for Woken {
+    fn wake(self: Arc<Self>) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+fn frame(request: &Request<'_>) -> Vec<u8> {
+    let mut buf = vec![0u8; PREFIX_LEN + MAX_FRAME];
+    encode(request, &mut buf).unwrap().to_vec()
+}
+
+fn hello(token: Option<&str>) -> Vec<u8> {
+    frame(&Request::Hello {
+        protocol: PROTOCOL_VERSION,
+        token,
+    })
+}
+
+fn store() -> SharedStore {
+    let flash = Flash::new(18 * 1024);
+    Mutex::new(block_on(Store::mount(flash, 0..18 * 1024)))
+}
+
+/// Serves one connection over `io` from 10.0.0.9; returns how it ended and the mock time it took.
+fn serve(
+    store: &SharedStore,
+    penalties: &Penalties,
+    io: &mut Scripted,
+    device: &mut RecordingDevice,
+) -> (Ended, Duration) {
+    let control = Control {
+        firmware: "test 1",
+        store,
+        penalties,
+        limits: LIMITS,
+    };
+    let mut buffers = ConnectionBuffers::new();
+    let authenticated = AtomicBool::new(false);
+    on_mock_clock(
+        serve_connection(
+            io,
+            [10, 0, 0, 9],
+            &control,
+            device,
+            &mut buffers,
+            &authenticated,
+        ),
+        Duration::from_secs(120),
+    )
+}
+
+fn code(r: &Response) -> Option<ErrorCode> {
+    match r {
+        Response::Error { code, .. } => Some(*code),
+        _ => None,
+    }
+}
+
+fn set_token(token: &str) -> Vec<u8> {
+    let mut changes = heapless::Vec::new();
+    changes
+        .push(Setting::Token(Some(token.try_into().unwrap())))
+        .unwrap();
+    frame(&Request::SetSettings { changes })
+}
+
+#[test]
+fn frames_split_anywhere_are_answered_in_order_and_bad_ones_refused() {
+    let _clock = CLOCK.lock().unwrap();
+    let mut input = hello(None);
+    input.extend([3, 0, 0xFF, 0xFF, 0xFF]); // does not decode
+    input.extend([0xFF, 0xFF]); // 65535 bytes: over MAX_FRAME, skipped
+    input.extend(std::iter::repeat_n(0xAB, 0xFFFF));
+    input.extend(frame(&Request::Status));
+    input.extend([0x00, 0x04, 1, 2, 3]); // cut in the middle of a body
+    for step in [1, 7, 4096] {
+        let mut io = Scripted::new(input.clone(), step);
+        let (ended, _) = serve(
+            &store(),
+            &Penalties::new(),
+            &mut io,
+            &mut Default::default(),
+        );
+        assert_eq!(ended, Ended::Closed, "step {step}");
+        let responses = io.responses();
+        assert_eq!(responses.len(), 4, "step {step}: {responses:?}");
+        assert!(matches!(responses[0], Response::Hello { .. }));
+        assert_eq!(code(&responses[1]), Some(ErrorCode::BadRequest));
+        assert_eq!(code(&responses[2]), Some(ErrorCode::TooLarge));
+        let Response::Status(status) = &responses[3] else {
+            panic!("{:?}", responses[3])
+        };
+        assert_eq!(status.firmware.as_str(), "test 1");
+    }
+}
+
+#[test]
+fn an_unfinished_upload_ends_with_its_connection() {
+    let _clock = CLOCK.lock().unwrap();
+    let store = store();
+    let image = synthetic_image("cut", 4, 3);
+    let header = llv_core::take::TakeHeader::parse(&image).unwrap();
+    let mut input = hello(None);
+    input.extend(frame(&Request::UploadBegin {
+        name: "cut",
+        total_len: header.total_len,
+        crc32: header.crc32,
+    }));
+    input.extend(frame(&Request::UploadChunk {
+        offset: 0,
+        data: &image[..100],
+    }));
+    let mut io = Scripted::new(input, 64);
+    let (ended, _) = serve(&store, &Penalties::new(), &mut io, &mut Default::default());
+    assert_eq!(ended, Ended::Closed);
+    assert_eq!(io.responses()[1..], [Response::Ok, Response::Ok]);
+    // The store's first upload has id 1: it is gone, and nothing was listed.
+    let mut store = store.try_lock().unwrap();
+    let next = block_on(store.write_chunk(1, 100, &image[100..200]));
+    assert_eq!(next, Err(StoreError::NoUpload));
+    assert!(store.list().is_empty());
+}
+
+#[test]
+fn silent_trickling_and_idle_connections_are_closed_on_time() {
+    let _clock = CLOCK.lock().unwrap();
+    let ms = |d: Duration| d.as_millis();
+    let store = store();
+    let penalties = Penalties::new();
+    // Connects and says nothing: closed when the Hello is due.
+    let mut io = Scripted::new(Vec::new(), 1);
+    io.hold = true;
+    let (ended, took) = serve(&store, &penalties, &mut io, &mut Default::default());
+    assert_eq!((ended, ms(took)), (Ended::TimedOut, ms(LIMITS.hello)));
+    // Sends the first byte of a Hello, then nothing: closed at the same deadline.
+    let mut io = Scripted::new(hello(None)[..1].to_vec(), 1);
+    io.hold = true;
+    let (ended, took) = serve(&store, &penalties, &mut io, &mut Default::default());
+    assert_eq!((ended, ms(took)), (Ended::TimedOut, ms(LIMITS.hello)));
+    assert!(io.responses().is_empty());
+    // Says Hello, then half a frame: closed one frame limit later.
+    let mut input = hello(None);
+    input.extend(&frame(&Request::Status)[..2]);
+    let mut io = Scripted::new(input, 64);
+    io.hold = true;
+    let (ended, took) = serve(&store, &penalties, &mut io, &mut Default::default());
+    assert_eq!((ended, ms(took)), (Ended::TimedOut, ms(LIMITS.frame)));
+    // Says Hello, then nothing: closed when idle too long.
+    let mut io = Scripted::new(hello(None), 64);
+    io.hold = true;
+    let (ended, took) = serve(&store, &penalties, &mut io, &mut Default::default());
+    assert_eq!((ended, ms(took)), (Ended::TimedOut, ms(LIMITS.idle)));
+    assert_eq!(io.responses().len(), 1);
+}
+
+#[test]
+fn a_wrong_token_closes_the_connection_after_a_growing_delay() {
+    let _clock = CLOCK.lock().unwrap();
+    let store = store();
+    let penalties = Penalties::new();
+    let mut input = hello(None);
+    input.extend(set_token("s3cret"));
+    let mut io = Scripted::new(input, 64);
+    serve(&store, &penalties, &mut io, &mut Default::default());
+    assert_eq!(io.responses()[1], Response::Ok);
+
+    let mut delays = Vec::new();
+    for _ in 0..7 {
+        let mut input = hello(Some("guess"));
+        input.extend(frame(&Request::Status));
+        let mut io = Scripted::new(input, 64);
+        let (ended, took) = serve(&store, &penalties, &mut io, &mut Default::default());
+        assert_eq!(ended, Ended::Refused);
+        let responses = io.responses();
+        assert_eq!(
+            responses.len(),
+            1,
+            "nothing after the refusal: {responses:?}"
+        );
+        let Response::Error { code, detail } = &responses[0] else {
+            panic!("{responses:?}")
+        };
+        assert_eq!(
+            (*code, detail.as_str()),
+            (ErrorCode::Unauthorized, "wrong token")
+        );
+        delays.push(took.as_millis());
+    }
+    assert_eq!(delays, [500, 1000, 2000, 4000, 8000, 16000, 16000]);
+
+    // No token at all is refused at once, and the right one is let in.
+    let mut io = Scripted::new(hello(None), 64);
+    let (ended, took) = serve(&store, &penalties, &mut io, &mut Default::default());
+    assert_eq!((ended, took.as_millis()), (Ended::Refused, 0));
+    let mut input = hello(Some("s3cret"));
+    input.extend(frame(&Request::Status));
+    let mut io = Scripted::new(input, 64);
+    let (ended, _) = serve(&store, &penalties, &mut io, &mut Default::default());
+    assert_eq!(ended, Ended::Closed);
+    assert!(matches!(io.responses()[1], Response::Status(_)));
+}
