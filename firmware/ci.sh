@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Firmware CI: format check, release builds of both boards, clippy with
 # warnings as errors on every firmware crate, the host tests of the app and
-# the take store, and the NUCLEO image size. Needs Rust stable with the thumbv7em-none-eabihf target,
+# the take store and the control protocol, and the image sizes. Needs Rust stable with the thumbv7em-none-eabihf target,
 # gcc and python3. The QEMU end-to-end test lives in the root `tests` crate.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -27,16 +27,16 @@ cargo build --release -p llv-box-nucleo
 
 step "clippy llv-box (host, with tests)"
 cargo clippy -p llv-box --all-targets --features builtin --target "$host" -- -D warnings
-step "clippy llv-box-store (host, with tests; and for the board with defmt)"
-cargo clippy -p llv-box-store --all-targets --target "$host" -- -D warnings
-cargo clippy -p llv-box-store --features defmt -- -D warnings
+step "clippy llv-box-store and llv-box-control (host, with tests; and for the board with defmt)"
+cargo clippy -p llv-box-store -p llv-box-control --all-targets --target "$host" -- -D warnings
+cargo clippy -p llv-box-store -p llv-box-control --features llv-box-store/defmt,llv-box-control/defmt -- -D warnings
 step "clippy llv-box-qemu"
 cargo clippy --release -p llv-box-qemu --all-targets -- -D warnings
 step "clippy llv-box-nucleo"
 cargo clippy --release -p llv-box-nucleo --all-targets -- -D warnings
 
-step "test llv-box and llv-box-store on the host ($host)"
-cargo test -p llv-box -p llv-box-store --features llv-box/builtin --target "$host"
+step "test llv-box, llv-box-control and llv-box-store on the host ($host)"
+cargo test -p llv-box -p llv-box-control -p llv-box-store --features llv-box/builtin --target "$host"
 
 step "NUCLEO-H743ZI2 image size"
 python3 tools/elf_size.py target/thumbv7em-none-eabihf/release/llv-box-nucleo
