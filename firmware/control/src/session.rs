@@ -355,18 +355,18 @@ fn store_fault(fault: StoreFault) -> Fault {
     let (code, detail) = match fault {
         StoreFault::Layout => (
             FaultCode::StoreUnusable,
-            bounded("take store unusable (firmware and flash disagree): no takes; reflash the firmware"),
+            bounded("take store unusable: firmware and flash disagree; reflash the firmware"),
         ),
         StoreFault::Settings(Unreadable::Newer(v)) => (
             FaultCode::SettingsUnreadable,
             detail(format_args!(
-                "settings schema {v} is newer than this firmware's: locked; upgrade or factory reset"
+                "settings schema {v} newer than firmware: locked; upgrade or factory reset"
             )),
         ),
         StoreFault::Settings(Unreadable::Damaged(v)) => (
             FaultCode::SettingsUnreadable,
             detail(format_args!(
-                "settings record (schema {v}) damaged: locked on defaults; factory reset"
+                "settings record (schema {v}) damaged: locked; factory reset"
             )),
         ),
     };

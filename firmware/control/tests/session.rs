@@ -347,3 +347,202 @@ fn garbage_and_oversized_frames_get_errors_and_the_session_goes_on() {
     assert_eq!(code(&r), Some(ErrorCode::TooLarge));
     assert!(matches!(b.send_raw(&mut s, &[1]), Response::Status(_)));
 }
+
+fn settings_change(change: Setting) -> Request<'static> {
+    let mut changes = Vec::new();
+    changes.push(change).unwrap();
+    Request::SetSettings { changes }
+}
+
+#[test]
+fn a_connection_loses_its_rights_when_another_changes_the_token() {
+    let mut b = TestBox::new();
+    let (mut first, mut second) = (Session::new("0.1.0"), Session::new("0.1.0"));
+    b.send(&mut first, hello(None));
+    b.send(&mut second, hello(None));
+    let token = Setting::Token(Some("s3cret".try_into().unwrap()));
+    assert_eq!(b.send(&mut first, settings_change(token)), Response::Ok);
+    // The connection that set the token keeps its rights; the other loses them.
+    assert!(matches!(
+        b.send(&mut first, Request::Status),
+        Response::Status(_)
+    ));
+    let Response::Error { code: c, detail } = b.send(&mut second, Request::Status) else {
+        panic!()
+    };
+    assert_eq!(c, ErrorCode::Unauthorized);
+    assert_eq!(
+        detail.as_str(),
+        "the token changed: send Hello with the new one"
+    );
+    assert_eq!(
+        code_of_status(&mut b, &mut second),
+        Some(ErrorCode::Unauthorized)
+    );
+    assert!(matches!(
+        b.send(&mut second, hello(Some("s3cret"))),
+        Response::Hello { .. }
+    ));
+    assert!(matches!(
+        b.send(&mut second, Request::Status),
+        Response::Status(_)
+    ));
+    // A token one byte longer, or a prefix of it, is wrong.
+    for guess in ["s3cret!", "s3cre", ""] {
+        let mut s = Session::new("0.1.0");
+        let r = b.send(&mut s, hello(Some(guess)));
+        assert_eq!(code(&r), Some(ErrorCode::Unauthorized), "{guess:?}");
+    }
+}
+
+#[test]
+fn a_bad_setting_is_refused_by_name_and_never_stored() {
+    let mut b = TestBox::new();
+    let mut s = Session::new("0.1.0");
+    b.send(&mut s, hello(None));
+    let bad = Setting::Address(Some(llv_core::settings::StaticAddress {
+        ip: [10, 0, 2, 15],
+        prefix_len: 33,
+        gateway: None,
+    }));
+    let Response::Error { code: c, detail } = b.send(&mut s, settings_change(bad)) else {
+        panic!()
+    };
+    assert_eq!(c, ErrorCode::Invalid);
+    assert_eq!(
+        detail.as_str(),
+        "address 10.0.2.15/33: not a usable host address and gateway"
+    );
+    let token = Setting::Token(Some("two words".try_into().unwrap()));
+    assert_eq!(
+        code(&b.send(&mut s, settings_change(token))),
+        Some(ErrorCode::Invalid)
+    );
+    let mut targets = Vec::new();
+    targets
+        .push(Target {
+            ip: [10, 0, 2, 2],
+            port: 0,
+        })
+        .unwrap();
+    let r = b.send(&mut s, settings_change(Setting::Targets(targets)));
+    assert_eq!(code(&r), Some(ErrorCode::Invalid));
+    // Nothing reached the flash or the device.
+    assert_eq!(b.device.applied, None);
+    let store = mount(b.store.into_flash());
+    assert_eq!(store.settings(), &llv_core::settings::Settings::default());
+}
+
+#[test]
+fn play_refuses_nonsense() {
+    let mut b = TestBox::new();
+    let mut s = Session::new("0.1.0");
+    b.send(&mut s, hello(None));
+    assert_eq!(
+        upload_requests(&mut b, &mut s, &image("dao", 4, 1)),
+        Response::Ok
+    );
+    let play = |targets: &[Target]| Request::Play {
+        name: "dao",
+        targets: targets.iter().copied().collect(),
+        loop_count: 0,
+    };
+    for t in [
+        Target {
+            ip: [0; 4],
+            port: 11111,
+        },
+        Target {
+            ip: [10, 0, 2, 2],
+            port: 0,
+        },
+    ] {
+        let r = b.send(&mut s, play(&[t]));
+        assert_eq!(code(&r), Some(ErrorCode::Invalid), "{t:?}");
+    }
+    // A take that loops 4 frames in 4 µs would flood the network.
+    let mut fast = vec![0u8; llv_core::take::image_len(4, 4 * 300)];
+    let mut w = llv_core::take::ImageWriter::new(&mut fast, "fast", 4).unwrap();
+    for _ in 0..4 {
+        w.push(0, &[7; 300]).unwrap();
+    }
+    w.finish(4).unwrap();
+    assert_eq!(upload_requests(&mut b, &mut s, &fast), Response::Ok);
+    let r = b.send(
+        &mut s,
+        Request::Play {
+            name: "fast",
+            targets: [Target {
+                ip: [10, 0, 2, 2],
+                port: 11111,
+            }]
+            .into_iter()
+            .collect(),
+            loop_count: 0,
+        },
+    );
+    let Response::Error { code: c, detail } = r else {
+        panic!()
+    };
+    assert_eq!(
+        (c, detail.as_str()),
+        (
+            ErrorCode::Invalid,
+            "take \"fast\" loops faster than 240 fps"
+        )
+    );
+    assert_eq!(b.device.playing, None);
+}
+
+#[test]
+fn a_box_whose_settings_are_unreadable_answers_only_what_reads() {
+    // A settings record of a newer schema, as a firmware downgrade leaves it.
+    let mut flash = Flash::new(REGION.end as usize);
+    let payload = [0u8; 0];
+    let mut record = b"LLVS".to_vec();
+    record.extend([1, 0, 0, 0, 0, 0, 9, 0]);
+    let crc = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC).checksum(&record[4..12]);
+    record.extend(crc.to_le_bytes());
+    record.extend(payload);
+    record.resize(32, 0xFF);
+    block_on(embedded_storage_async::nor_flash::NorFlash::write(
+        &mut flash, 0, &record,
+    ))
+    .unwrap();
+    let mut b = TestBox::new();
+    b.store = mount(flash);
+    let mut s = Session::new("0.1.0");
+    // The token is unknown: any Hello is let in, but only to read.
+    assert!(matches!(
+        b.send(&mut s, hello(Some("any"))),
+        Response::Hello { .. }
+    ));
+    let Response::Status(status) = b.send(&mut s, Request::Status) else {
+        panic!()
+    };
+    assert_eq!(status.faults.len(), 1);
+    assert_eq!(
+        status.faults[0].code,
+        llv_core::control::FaultCode::SettingsUnreadable
+    );
+    assert_eq!(
+        status.faults[0].detail.as_str(),
+        "settings schema 9 newer than firmware: locked; upgrade or factory reset"
+    );
+    assert!(matches!(
+        b.send(&mut s, Request::List),
+        Response::List { .. }
+    ));
+    assert!(matches!(
+        b.send(&mut s, Request::GetSettings),
+        Response::Settings { .. }
+    ));
+    for request in [
+        Request::Stop,
+        Request::Delete { name: "x" },
+        settings_change(Setting::Token(None)),
+    ] {
+        let r = b.send(&mut s, request);
+        assert_eq!(code(&r), Some(ErrorCode::Unauthorized), "{r:?}");
+    }
+}
