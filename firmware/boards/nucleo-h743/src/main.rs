@@ -141,8 +141,8 @@ async fn main(spawner: Spawner) {
         uid[0], uid[1], uid[2], uid[3], uid[4], uid[5], uid[6], uid[7],
     ]);
 
-    // The Ethernet DMA cannot reach DTCM: embassy-stm32's memory.x puts RAM
-    // (and so these statics) in AXI SRAM at 0x2400_0000.
+    // The Ethernet DMA cannot reach DTCM: memory.x puts RAM (and so these
+    // statics) in AXI SRAM at 0x2400_0000.
     static PACKETS: StaticCell<PacketQueue<4, 2>> = StaticCell::new();
     let packets = PACKETS.uninit();
     PacketQueue::init(packets);
