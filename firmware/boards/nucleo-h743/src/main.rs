@@ -1,9 +1,10 @@
 //! The llv playback box on a NUCLEO-H743ZI2: STM32H743 at 400 MHz from the
 //! ST-LINK's 8 MHz clock, LAN8742A PHY over RMII, defmt over RTT.
 //!
-//! Takes live in the store on internal flash bank 2 ([`STORE_REGION`]); they
-//! are uploaded with `llv flash` over the control port, and the settings'
-//! autoplay take plays at power-up to the settings' targets.
+//! Takes live in the store on internal flash bank 2 ([`STORE_REGION`]; the
+//! image stays in bank 1, see `memory.x`); they are uploaded with `llv flash`
+//! over the control port, and the settings' autoplay take plays at power-up to
+//! the settings' targets.
 //!
 //! The box has no console: its network policy is fixed at build time, the
 //! default below with the keys of `LLV_BOX_CMDLINE` (if set) applied on top,
@@ -14,12 +15,10 @@
 
 use core::net::{Ipv4Addr, SocketAddrV4};
 
-use embassy_embedded_hal::adapter::BlockingAsync;
 use embassy_executor::Spawner;
 use embassy_net::{Runner, Stack, StackResources};
 use embassy_stm32::bind_interrupts;
 use embassy_stm32::eth::{self, Ethernet, GenericPhy, PacketQueue, Sma};
-use embassy_stm32::flash::{Blocking, Flash};
 use embassy_stm32::peripherals::{ETH, ETH_SMA};
 use embassy_sync::mutex::Mutex;
 use llv_box::config::{NetPolicy, StaticV4};
@@ -29,23 +28,25 @@ use llv_box::sink::SocketBuffers;
 use llv_box::stored::SharedStore;
 use llv_box::BoxConfig;
 use llv_box_store::Store;
+use llv_hal_stm32h7::Bank2Flash;
 use static_cell::StaticCell;
 use {defmt_rtt as _, panic_probe as _};
 
 bind_interrupts!(struct Irqs {
     ETH => eth::InterruptHandler;
+    FLASH => llv_hal_stm32h7::InterruptHandler;
 });
 
 type Device = Ethernet<'static, ETH, GenericPhy<Sma<'static, ETH_SMA>>>;
 
-/// The internal flash, blocking, behind the async adapter the store needs.
-type BoxFlash = BlockingAsync<Flash<'static, Blocking>>;
+/// Flash bank 2: ECC-safe reads, program and erase on the FLASH interrupt.
+type BoxFlash = Bank2Flash<'static>;
 
 /// Sockets: DHCP, the player's UDP socket, the control connections, one spare.
 const SOCKETS: usize = 3 + llv_box::control::LISTENERS;
 
 /// The store: all of flash bank 2 (0x0810_0000, eight 128 KiB sectors), as
-/// offsets from the start of flash.
+/// offsets from the start of flash. The store addresses it from 0.
 const STORE_REGION: core::ops::Range<u32> = 0x10_0000..0x20_0000;
 
 /// Firmware name and version, as `Status` reports it.
@@ -110,8 +111,15 @@ async fn main(spawner: Spawner) {
         }
     };
 
-    let flash = BlockingAsync::new(Flash::new_blocking(p.FLASH));
-    let store = match Store::mount(flash, STORE_REGION).await {
+    let flash = match Bank2Flash::new(p.FLASH, Irqs, STORE_REGION) {
+        Ok(flash) => flash,
+        Err(e) => {
+            defmt::error!("flash: {}", e);
+            return;
+        }
+    };
+    let size = flash.region().size();
+    let store = match Store::mount(flash, 0..size).await {
         Ok(store) => store,
         Err(e) => {
             defmt::error!("store: {}", defmt::Display2Format(&e));
