@@ -1,5 +1,6 @@
 //! The llv playback box on a NUCLEO-H743ZI2: STM32H743 at 400 MHz from the
-//! ST-LINK's 8 MHz clock, LAN8742A PHY over RMII, defmt over RTT.
+//! ST-LINK's 8 MHz clock (or, without it, from the internal 64 MHz HSI),
+//! LAN8742A PHY over RMII, defmt over RTT.
 //!
 //! Takes live in the store on internal flash bank 2 ([`STORE_REGION`]; the
 //! image stays in bank 1, see `memory.x`); they are uploaded with `llv flash`
@@ -28,7 +29,8 @@ use llv_box::sink::SocketBuffers;
 use llv_box::stored::SharedStore;
 use llv_box::BoxConfig;
 use llv_box_store::Store;
-use llv_hal_stm32h7::Bank2Flash;
+use llv_hal_stm32h7::pll::{pll1, ClockSource};
+use llv_hal_stm32h7::{hse, Bank2Flash};
 use static_cell::StaticCell;
 use {defmt_rtt as _, panic_probe as _};
 
@@ -51,6 +53,9 @@ const STORE_REGION: core::ops::Range<u32> = 0x10_0000..0x20_0000;
 
 /// Firmware name and version, as `Status` reports it.
 const FIRMWARE: &str = concat!("llv-box-nucleo ", env!("CARGO_PKG_VERSION"));
+/// The same when the box runs from HSI (no 8 MHz from the ST-LINK): `Status`
+/// then shows that its timing is only as good as the RC oscillator's ±1 %.
+const FIRMWARE_ON_HSI: &str = concat!("llv-box-nucleo ", env!("CARGO_PKG_VERSION"), " hsi");
 
 /// Keys compiled in with `LLV_BOX_CMDLINE`, applied over [`default_config`].
 const BUILD_CMDLINE: &str = match option_env!("LLV_BOX_CMDLINE") {
@@ -70,20 +75,30 @@ fn default_config() -> BoxConfig {
     )
 }
 
-fn clocks() -> embassy_stm32::Config {
+/// 400 MHz system clock, 200 MHz AHB, 100 MHz APBs, from `source` through
+/// PLL1 (both sources give PLL1 the same 4 MHz reference: `pll1`).
+fn clocks(source: ClockSource) -> embassy_stm32::Config {
     use embassy_stm32::rcc::*;
+    let plan = pll1(source);
     let mut config = embassy_stm32::Config::default();
-    config.rcc.hse = Some(Hse {
-        freq: embassy_stm32::time::Hertz(8_000_000),
-        mode: HseMode::Bypass,
-    });
+    config.rcc.hsi = Some(HSIPrescaler::DIV1); // 64 MHz, as `pll1` assumes
+    config.rcc.hse = match source {
+        ClockSource::Hse => Some(Hse {
+            freq: embassy_stm32::time::Hertz(plan.input_hz),
+            mode: HseMode::Bypass,
+        }),
+        ClockSource::Hsi => None,
+    };
     config.rcc.pll1 = Some(Pll {
-        source: PllSource::HSE,
-        prediv: PllPreDiv::DIV2,
-        mul: PllMul::MUL200,
+        source: match source {
+            ClockSource::Hse => PllSource::HSE,
+            ClockSource::Hsi => PllSource::HSI,
+        },
+        prediv: plan.divm,
+        mul: plan.divn,
         fracn: None,
-        divp: Some(PllDiv::DIV2), // 400 MHz system clock
-        divq: Some(PllDiv::DIV8),
+        divp: Some(plan.divp), // 400 MHz system clock
+        divq: Some(plan.divq),
         divr: None,
     });
     config.rcc.sys = Sysclk::PLL1_P;
@@ -98,7 +113,22 @@ fn clocks() -> embassy_stm32::Config {
 
 #[embassy_executor::main]
 async fn main(spawner: Spawner) {
-    let p = embassy_stm32::init(clocks());
+    // embassy's own wait for HSE never ends: probe it first, with a bound.
+    let clock = hse::probe_hse_bypass();
+    let p = embassy_stm32::init(clocks(clock));
+    let firmware = match clock {
+        ClockSource::Hse => {
+            defmt::info!("clock: {=str} (ST-LINK MCO) -> PLL1 400 MHz", clock.name());
+            FIRMWARE
+        }
+        ClockSource::Hsi => {
+            defmt::warn!(
+                "clock: HSE did not start, {=str} -> PLL1 400 MHz; timing only as good as the RC (about 1 %)",
+                clock.name()
+            );
+            FIRMWARE_ON_HSI
+        }
+    };
     defmt::info!(
         "llv-box on NUCLEO-H743ZI2, command line: {=str}",
         BUILD_CMDLINE
@@ -169,7 +199,7 @@ async fn main(spawner: Spawner) {
         seed,
     );
     spawner.spawn(net_task(runner).unwrap());
-    spawner.spawn(box_task(stack, config.net, store).unwrap());
+    spawner.spawn(box_task(stack, config.net, store, firmware).unwrap());
 }
 
 #[embassy_executor::task]
@@ -178,11 +208,16 @@ async fn net_task(mut runner: Runner<'static, Device>) -> ! {
 }
 
 #[embassy_executor::task]
-async fn box_task(stack: Stack<'static>, net: NetPolicy, store: &'static SharedStore<BoxFlash>) {
+async fn box_task(
+    stack: Stack<'static>,
+    net: NetPolicy,
+    store: &'static SharedStore<BoxFlash>,
+    firmware: &'static str,
+) {
     static BUFFERS: StaticCell<SocketBuffers> = StaticCell::new();
     static CONTROL: StaticCell<ControlBuffers> = StaticCell::new();
     let buffers = BUFFERS.init(SocketBuffers::new());
     let control = CONTROL.init(ControlBuffers::new());
-    let e = session::run_store(stack, &net, store, FIRMWARE, buffers, control).await;
+    let e = session::run_store(stack, &net, store, firmware, buffers, control).await;
     defmt::error!("cannot bind the UDP socket: {}", e);
 }
