@@ -180,8 +180,10 @@ async fn main(spawner: Spawner) {
     ]);
 
     // The Ethernet DMA cannot reach DTCM: memory.x puts RAM (and so these
-    // statics) in AXI SRAM at 0x2400_0000.
-    static PACKETS: StaticCell<PacketQueue<4, 2>> = StaticCell::new();
+    // statics) in AXI SRAM at 0x2400_0000. Eight receive buffers hold a burst
+    // (control segments of two connections, ARP, broadcasts) while the executor
+    // is busy, so a take playing does not cost control traffic.
+    static PACKETS: StaticCell<PacketQueue<4, 8>> = StaticCell::new();
     let packets = PACKETS.uninit();
     PacketQueue::init(packets);
     // SAFETY: `PacketQueue::init` fully initialised it (all zero is valid).
