@@ -100,7 +100,7 @@ impl ErrorType for Bank2Flash<'_> {
 impl ReadNorFlash for Bank2Flash<'_> {
     const READ_SIZE: usize = 1;
 
-    /// On [`FlashError::Ecc`], `bytes` up to the torn word hold the data and the rest is garbage.
+    /// On [`FlashError::Ecc`], the bytes before the torn word hold the data; the rest are unspecified.
     async fn read(&mut self, offset: u32, bytes: &mut [u8]) -> Result<(), FlashError> {
         let address = self.region.read_address(offset, bytes.len())?;
         // A read of a bank that is being programmed or erased stalls the bus

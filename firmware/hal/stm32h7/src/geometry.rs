@@ -1,7 +1,7 @@
 //! Where bank 2 sits, its sectors and flash words, and the checks that keep
 //! every access inside the region the board hands to the driver.
 //!
-//! STM32H743xI (RM0433 §4.3.4, "Flash memory organization"): two banks of 1 MiB,
+//! STM32H743xI (RM0433, embedded flash memory organization): two banks of 1 MiB,
 //! each eight 128 KiB sectors; bank 2 at 0x0810_0000 unless the banks are
 //! swapped. The program and ECC unit is the 256-bit flash word.
 
