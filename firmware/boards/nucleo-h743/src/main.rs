@@ -54,7 +54,7 @@ const STORE_REGION: core::ops::Range<u32> = 0x10_0000..0x20_0000;
 /// Firmware name and version, as `Status` reports it.
 const FIRMWARE: &str = concat!("llv-box-nucleo ", env!("CARGO_PKG_VERSION"));
 /// The same when the box runs from HSI (no 8 MHz from the ST-LINK): `Status`
-/// then shows that its timing is only as good as the RC oscillator's ±1 %.
+/// then shows that its timing is only as good as an RC oscillator (percent-level).
 const FIRMWARE_ON_HSI: &str = concat!("llv-box-nucleo ", env!("CARGO_PKG_VERSION"), " hsi");
 
 /// Keys compiled in with `LLV_BOX_CMDLINE`, applied over [`default_config`].
@@ -123,7 +123,7 @@ async fn main(spawner: Spawner) {
         }
         ClockSource::Hsi => {
             defmt::warn!(
-                "clock: HSE did not start, {=str} -> PLL1 400 MHz; timing only as good as the RC (about 1 %)",
+                "clock: HSE did not start, {=str} -> PLL1 400 MHz; timing only as good as the RC oscillator",
                 clock.name()
             );
             FIRMWARE_ON_HSI

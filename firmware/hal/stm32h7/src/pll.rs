@@ -13,7 +13,7 @@ use stm32_metapac::rcc::vals::{Plldiv, Pllm, Plln};
 pub enum ClockSource {
     /// HSE in bypass: the 8 MHz clock of the NUCLEO's ST-LINK (MCO), crystal accurate.
     Hse,
-    /// HSI, the internal 64 MHz RC oscillator (about ±1 %): the fallback without HSE.
+    /// HSI, the internal 64 MHz RC oscillator (percent-level, not a crystal's ppm): the fallback without HSE.
     Hsi,
 }
 
