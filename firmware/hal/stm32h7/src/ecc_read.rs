@@ -33,7 +33,9 @@ pub(crate) fn read_piece(address: u32, buf: &mut [u8]) -> (Sr, u32) {
     bank2.ccr().write_value(status::clear_ecc());
     cortex_m::asm::dsb();
 
-    let faultmask_was_set = cortex_m::register::faultmask::read().is_active();
+    // cortex-m names the states from the exceptions' side: `Inactive` means
+    // FAULTMASK is set (every exception but NMI masked), `Active` that it is clear.
+    let faultmask_was_set = cortex_m::register::faultmask::read().is_inactive();
     // SAFETY: `cpsid f` only raises the execution priority to -1 (no interrupt
     // but NMI can preempt) until the matching `cpsie f` below; it touches no
     // memory the compiler knows about, and without `nomem` it is also a compiler

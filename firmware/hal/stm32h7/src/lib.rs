@@ -80,6 +80,12 @@
 //!   decides torn or not, SNECCERR is a corrected (good) read. zephyr does the
 //!   same since PR 34374 (FAULTMASK, BFHFNMIGN, barriers, check SR2 after).
 //! - The FLASH interrupt is vector 4 (PAC), shared by both banks.
+//! - The release build's disassembly (NUCLEO board image): the read runs CCR2
+//!   clear, DSB, `cpsid f`, CCR |= 0x100, DSB, ISB, the byte loads, DSB, CCR
+//!   restored, DSB, ISB, `cpsie f` (skipped if FAULTMASK was already set), then
+//!   SR2 and FA2R (0x5200_2110, 0x5200_2160); a flash word is CR2 = 0x006F_0022
+//!   (PG, PSIZE x32, end interrupts), DSB, ISB, eight `str`, DSB; an erase is
+//!   CR2 = 0x006F_0024 | SNB << 8, then the same with START.
 //!
 //! # Not proven without hardware
 //!
