@@ -28,15 +28,15 @@ cargo build --release -p llv-box-nucleo
 step "clippy llv-box (host, with tests)"
 cargo clippy -p llv-box --all-targets --features builtin --target "$host" -- -D warnings
 step "clippy llv-box-store and llv-box-control (host, with tests; and for the board with defmt)"
-cargo clippy -p llv-box-store -p llv-box-control --all-targets --target "$host" -- -D warnings
+cargo clippy -p llv-box-store -p llv-box-control -p llv-hal-stm32h7 --all-targets --target "$host" -- -D warnings
 cargo clippy -p llv-box-store -p llv-box-control --features llv-box-store/defmt,llv-box-control/defmt -- -D warnings
 step "clippy llv-box-qemu"
 cargo clippy --release -p llv-box-qemu --all-targets -- -D warnings
 step "clippy llv-box-nucleo"
 cargo clippy --release -p llv-box-nucleo --all-targets -- -D warnings
 
-step "test llv-box, llv-box-control and llv-box-store on the host ($host)"
-cargo test -p llv-box -p llv-box-control -p llv-box-store --features llv-box/builtin --target "$host"
+step "host tests: llv-box, llv-box-control, llv-box-store, llv-hal-stm32h7 ($host)"
+cargo test -p llv-box -p llv-box-control -p llv-box-store -p llv-hal-stm32h7 --features llv-box/builtin --target "$host"
 
 step "NUCLEO-H743ZI2 image size"
 python3 tools/elf_size.py target/thumbv7em-none-eabihf/release/llv-box-nucleo

@@ -23,6 +23,8 @@ pub struct PowerUp {
     pub factory_reset: bool,
     /// The last reset came from the hardware watchdog.
     pub watchdog_reset: bool,
+    /// The board runs from a fallback clock (less exact timing).
+    pub clock_fallback: bool,
 }
 
 /// The store, the network policy and the faults a power-up ends with.
@@ -59,6 +61,12 @@ pub async fn mount_store<F: NorFlash>(
         fault(
             FaultCode::WatchdogReset,
             "restarted by the watchdog after a hang",
+        );
+    }
+    if power_up.clock_fallback {
+        fault(
+            FaultCode::ClockFallback,
+            "no 8 MHz clock from the ST-LINK: timing from the internal RC oscillator",
         );
     }
     if power_up.factory_reset {

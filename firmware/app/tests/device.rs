@@ -29,7 +29,10 @@ fn store_with(frames: u32) -> (SharedStore<Flash>, Vec<u8>) {
     block_on(async {
         let id = store.begin_upload("t", h.total_len, h.crc32).await.unwrap();
         for (i, part) in image.chunks(1024).enumerate() {
-            store.write_chunk(id, (i * 1024) as u32, part).await.unwrap();
+            store
+                .write_chunk(id, (i * 1024) as u32, part)
+                .await
+                .unwrap();
         }
         store.commit_upload(id).await.unwrap();
     });
@@ -91,7 +94,10 @@ fn a_stop_during_playback_ends_it_at_once_and_a_play_replaces_it() {
         Timer::after(Duration::from_millis(500)).await;
         at
     });
-    assert!(sink.sent.iter().all(|s| s.at <= stopped_at), "nothing after the stop");
+    assert!(
+        sink.sent.iter().all(|s| s.at <= stopped_at),
+        "nothing after the stop"
+    );
     let before = sink.sent.len();
     // Frames due at 0, 16.667, ..., 83.335 ms; the next, at 100.002 ms, was stopped.
     assert_eq!(before, 6);
@@ -108,7 +114,11 @@ fn a_stop_during_playback_ends_it_at_once_and_a_play_replaces_it() {
     let second: Vec<_> = sink.sent[before..].iter().map(|s| &s.bytes).collect();
     // The first play's frames at 0, 16.667 and 33.334 ms, then the second play whole.
     let expected: Vec<_> = packets[..3].iter().chain(&packets).collect();
-    assert!(second == expected, "{} frames, expected 3 + 60", second.len());
+    assert!(
+        second == expected,
+        "{} frames, expected 3 + 60",
+        second.len()
+    );
 }
 
 #[test]
@@ -150,13 +160,20 @@ fn the_keeper_sees_a_player_stuck_on_a_store_that_never_frees() {
         // The read-ahead plays on for a few seconds, then the player waits.
         while !state.player_stalled(Instant::now(), STALL_LIMIT) {
             Timer::after(Duration::from_millis(100)).await;
-            assert!(Instant::now() - held_at < Duration::from_secs(60), "no stall seen");
+            assert!(
+                Instant::now() - held_at < Duration::from_secs(60),
+                "no stall seen"
+            );
         }
         Instant::now() - held_at
     });
     // The frames the ring held went out on time; the stall counts from the last one.
     let last = sink.sent.last().unwrap().at;
-    assert!(sink.sent.len() > 100, "{} frames from the ring", sink.sent.len());
+    assert!(
+        sink.sent.len() > 100,
+        "{} frames from the ring",
+        sink.sent.len()
+    );
     assert!(stalled_after > STALL_LIMIT, "{stalled_after:?}");
     let stalled_at = Instant::now();
     assert!(stalled_at - last > STALL_LIMIT);

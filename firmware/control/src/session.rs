@@ -355,7 +355,7 @@ fn store_fault(fault: StoreFault) -> Fault {
     let (code, detail) = match fault {
         StoreFault::Layout => (
             FaultCode::StoreUnusable,
-            bounded("take store unusable: firmware and flash disagree; reflash the firmware"),
+            bounded("no usable flash for the take store (see the log): no takes, default settings"),
         ),
         StoreFault::Settings(Unreadable::Newer(v)) => (
             FaultCode::SettingsUnreadable,

@@ -5,6 +5,7 @@
 //!   so a power cut or a dropped upload never leaves a half take visible and
 //!   never harms a committed one; plus the settings record.
 //! - [`reader`]: the header, entries and packets of a stored take, for the player.
+//! - [`maybe`]: a flash the board may not have (its driver failed to start).
 //! - `mock` (feature `mock`): a NOR flash in RAM that cuts power on demand.
 //!
 //! The control session that drives it over the network is `llv-box-control`.
@@ -32,12 +33,14 @@
 extern crate std;
 
 mod layout;
+pub mod maybe;
 #[cfg(any(test, feature = "mock"))]
 pub mod mock;
 pub mod reader;
 mod settings_log;
 pub mod store;
 
+pub use maybe::MaybeFlash;
 pub use reader::TakeReader;
 pub use settings_log::{Unreadable, SCHEMA};
 pub use store::{Store, StoreError, StoreFault};

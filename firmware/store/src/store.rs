@@ -125,8 +125,9 @@ impl<E> From<TakeError> for StoreError<E> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum StoreFault {
-    /// The region does not suit the flash (whole erase blocks, at least three;
-    /// read size 1; a write size dividing 32): no takes, default settings, no writes.
+    /// No flash, or the region does not suit it (whole erase blocks, at least
+    /// three; read size 1; a write size dividing 32): no takes, default
+    /// settings, no writes.
     Layout,
     /// The newest settings record cannot be read: defaults apply, and the
     /// settings change only through [`Store::reset_settings`].

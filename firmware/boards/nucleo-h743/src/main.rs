@@ -1,49 +1,67 @@
 //! The llv playback box on a NUCLEO-H743ZI2: STM32H743 at 400 MHz from the
-//! ST-LINK's 8 MHz clock, LAN8742A PHY over RMII, defmt over RTT.
+//! ST-LINK's 8 MHz clock (or, without it, from the internal 64 MHz HSI),
+//! LAN8742A PHY over RMII, defmt over RTT.
 //!
-//! Takes live in the store on internal flash bank 2 ([`STORE_REGION`]); they
-//! are uploaded with `llv flash` over the control port, and the settings'
-//! autoplay take plays at power-up to the settings' targets.
+//! Takes live in the store on internal flash bank 2 ([`STORE_REGION`]; the
+//! image stays in bank 1, see `memory.x`); they are uploaded with `llv flash`
+//! over the control port, and the settings' autoplay take plays at power-up to
+//! the settings' targets.
 //!
 //! The box has no console: its network policy is fixed at build time, the
 //! default below with the keys of `LLV_BOX_CMDLINE` (if set) applied on top,
 //! for example `LLV_BOX_CMDLINE="dhcp=off static=192.168.1.60/24" cargo build ...`;
 //! a static address stored in the settings wins over both.
+//!
+//! Survival: the blue USER button (B1, PC13) held at power-up clears the
+//! settings and keeps the takes (factory reset); the independent watchdog
+//! (IWDG1, [`WATCHDOG_TIMEOUT_US`]) restarts a hung box, and `Status` says so
+//! after the restart (RCC_RSR.IWDG1RSTF); a box without the ST-LINK's clock
+//! runs from HSI and says so; a flash that does not start leaves the box on
+//! the network with an empty, unusable store.
 #![no_std]
 #![no_main]
 
 use core::net::{Ipv4Addr, SocketAddrV4};
 
-use embassy_embedded_hal::adapter::BlockingAsync;
 use embassy_executor::Spawner;
 use embassy_net::{Runner, Stack, StackResources};
 use embassy_stm32::bind_interrupts;
 use embassy_stm32::eth::{self, Ethernet, GenericPhy, PacketQueue, Sma};
-use embassy_stm32::flash::{Blocking, Flash};
-use embassy_stm32::peripherals::{ETH, ETH_SMA};
+use embassy_stm32::gpio::{Input, Pull};
+use embassy_stm32::peripherals::{ETH, ETH_SMA, IWDG1};
+use embassy_stm32::wdg::IndependentWatchdog;
+use embassy_time::{Duration, Timer};
 use llv_box::boot::{Booted, PowerUp};
 use llv_box::health::Watchdog;
 use llv_box::listener::ControlBuffers;
 use llv_box::sink::SocketBuffers;
 use llv_box::{boot, session, BoxConfig};
+use llv_box_store::MaybeFlash;
 use llv_core::settings::StaticAddress;
+use llv_hal_stm32h7::pll::{pll1, ClockSource};
+use llv_hal_stm32h7::{hse, Bank2Flash};
 use static_cell::StaticCell;
 use {defmt_rtt as _, panic_probe as _};
 
 bind_interrupts!(struct Irqs {
     ETH => eth::InterruptHandler;
+    FLASH => llv_hal_stm32h7::InterruptHandler;
 });
 
 type Device = Ethernet<'static, ETH, GenericPhy<Sma<'static, ETH_SMA>>>;
 
-/// The internal flash, blocking, behind the async adapter the store needs.
-type BoxFlash = BlockingAsync<Flash<'static, Blocking>>;
+/// Flash bank 2: ECC-safe reads, program and erase on the FLASH interrupt
+/// (missing if its driver refused to start).
+type BoxFlash = MaybeFlash<Bank2Flash<'static>>;
 
-/// Sockets: DHCP, the player's UDP socket, the control connections, one spare.
 const SOCKETS: usize = llv_box::SOCKETS;
 
+/// The watchdog restarts a box not fed for this long (the LSI's ±10 % included,
+/// far above `llv_box::health::FEED_EVERY`).
+const WATCHDOG_TIMEOUT_US: u32 = 4_000_000;
+
 /// The store: all of flash bank 2 (0x0810_0000, eight 128 KiB sectors), as
-/// offsets from the start of flash.
+/// offsets from the start of flash. The store addresses it from 0.
 const STORE_REGION: core::ops::Range<u32> = 0x10_0000..0x20_0000;
 
 /// Firmware name and version, as `Status` reports it.
@@ -67,20 +85,30 @@ fn default_config() -> BoxConfig {
     )
 }
 
-fn clocks() -> embassy_stm32::Config {
+/// 400 MHz system clock, 200 MHz AHB, 100 MHz APBs, from `source` through
+/// PLL1 (both sources give PLL1 the same 4 MHz reference: `pll1`).
+fn clocks(source: ClockSource) -> embassy_stm32::Config {
     use embassy_stm32::rcc::*;
+    let plan = pll1(source);
     let mut config = embassy_stm32::Config::default();
-    config.rcc.hse = Some(Hse {
-        freq: embassy_stm32::time::Hertz(8_000_000),
-        mode: HseMode::Bypass,
-    });
+    config.rcc.hsi = Some(HSIPrescaler::DIV1); // 64 MHz, as `pll1` assumes
+    config.rcc.hse = match source {
+        ClockSource::Hse => Some(Hse {
+            freq: embassy_stm32::time::Hertz(plan.input_hz),
+            mode: HseMode::Bypass,
+        }),
+        ClockSource::Hsi => None,
+    };
     config.rcc.pll1 = Some(Pll {
-        source: PllSource::HSE,
-        prediv: PllPreDiv::DIV2,
-        mul: PllMul::MUL200,
+        source: match source {
+            ClockSource::Hse => PllSource::HSE,
+            ClockSource::Hsi => PllSource::HSI,
+        },
+        prediv: plan.divm,
+        mul: plan.divn,
         fracn: None,
-        divp: Some(PllDiv::DIV2), // 400 MHz system clock
-        divq: Some(PllDiv::DIV8),
+        divp: Some(plan.divp), // 400 MHz system clock
+        divq: Some(plan.divq),
         divr: None,
     });
     config.rcc.sys = Sysclk::PLL1_P;
@@ -93,23 +121,62 @@ fn clocks() -> embassy_stm32::Config {
     config
 }
 
+/// Whether the last reset came from the independent watchdog; clears the
+/// reset flags so the next reset reads fresh (RM0433 8.7.37, RCC_RSR).
+fn watchdog_reset() -> bool {
+    use embassy_stm32::pac::RCC;
+    let by_watchdog = RCC.rsr().read().iwdg1rstf();
+    RCC.rsr().modify(|w| w.set_rmvf(true));
+    by_watchdog
+}
+
+/// Whether the USER button (B1: PC13, high when pressed, pulled down on the
+/// board) is held through 50 ms of power-up.
+async fn user_button_held(pin: Input<'_>) -> bool {
+    for _ in 0..10 {
+        if pin.is_low() {
+            return false;
+        }
+        Timer::after(Duration::from_millis(5)).await;
+    }
+    true
+}
+
 #[embassy_executor::main]
 async fn main(spawner: Spawner) {
-    let p = embassy_stm32::init(clocks());
+    // embassy's own wait for HSE never ends: probe it first, with a bound.
+    let clock = hse::probe_hse_bypass();
+    let p = embassy_stm32::init(clocks(clock));
+    match clock {
+        ClockSource::Hse => defmt::info!("clock: {=str} (ST-LINK MCO) -> PLL1 400 MHz", clock.name()),
+        ClockSource::Hsi => defmt::warn!(
+            "clock: HSE did not start, {=str} -> PLL1 400 MHz; timing only as good as the RC oscillator",
+            clock.name()
+        ),
+    }
+    let power_up = PowerUp {
+        factory_reset: user_button_held(Input::new(p.PC13, Pull::Down)).await,
+        watchdog_reset: watchdog_reset(),
+        clock_fallback: clock == ClockSource::Hsi,
+    };
     defmt::info!(
         "llv-box on NUCLEO-H743ZI2, command line: {=str}",
         BUILD_CMDLINE
     );
-    let mut config = match default_config().apply(BUILD_CMDLINE) {
-        Ok(config) => config,
+    let mut config = default_config().apply(BUILD_CMDLINE).unwrap_or_else(|e| {
+        defmt::error!("command line: {}; running on the defaults", e);
+        default_config()
+    });
+
+    let flash = match Bank2Flash::new(p.FLASH, Irqs, STORE_REGION) {
+        Ok(flash) => MaybeFlash::Present(flash),
         Err(e) => {
-            defmt::error!("command line: {}", e);
-            return;
+            defmt::error!("flash: {}; the store is unusable", e);
+            MaybeFlash::Missing
         }
     };
-
-    let flash = BlockingAsync::new(Flash::new_blocking(p.FLASH));
-    let booted = boot::mount_store(flash, STORE_REGION, config.net, PowerUp::default()).await;
+    let size = STORE_REGION.end - STORE_REGION.start;
+    let booted = boot::mount_store(flash, 0..size, config.net, power_up).await;
     config.net = booted.net;
 
     // A stable, locally administered MAC from the chip's unique ID.
@@ -126,9 +193,11 @@ async fn main(spawner: Spawner) {
         uid[0], uid[1], uid[2], uid[3], uid[4], uid[5], uid[6], uid[7],
     ]);
 
-    // The Ethernet DMA cannot reach DTCM: embassy-stm32's memory.x puts RAM
-    // (and so these statics) in AXI SRAM at 0x2400_0000.
-    static PACKETS: StaticCell<PacketQueue<4, 2>> = StaticCell::new();
+    // The Ethernet DMA cannot reach DTCM: memory.x puts RAM (and so these
+    // statics) in AXI SRAM at 0x2400_0000. Eight receive buffers hold a burst
+    // (control segments of two connections, ARP, broadcasts) while the executor
+    // is busy, so a take playing does not cost control traffic.
+    static PACKETS: StaticCell<PacketQueue<4, 8>> = StaticCell::new();
     let packets = PACKETS.uninit();
     PacketQueue::init(packets);
     // SAFETY: `PacketQueue::init` fully initialised it (all zero is valid).
@@ -146,7 +215,8 @@ async fn main(spawner: Spawner) {
         seed,
     );
     spawner.spawn(net_task(runner).unwrap());
-    spawner.spawn(box_task(stack, booted).unwrap());
+    let watchdog = IndependentWatchdog::new(p.IWDG1, WATCHDOG_TIMEOUT_US);
+    spawner.spawn(box_task(stack, booted, watchdog).unwrap());
 }
 
 #[embassy_executor::task]
@@ -154,19 +224,36 @@ async fn net_task(mut runner: Runner<'static, Device>) -> ! {
     runner.run().await
 }
 
-/// Until the board drives its watchdog.
-struct NoWatchdog;
+/// IWDG1, started on its first feed (it cannot be stopped once started).
+struct Iwdg {
+    dog: IndependentWatchdog<'static, IWDG1>,
+    running: bool,
+}
 
-impl Watchdog for NoWatchdog {
-    fn feed(&mut self) {}
+impl Watchdog for Iwdg {
+    fn feed(&mut self) {
+        if !self.running {
+            self.dog.unleash();
+            self.running = true;
+        }
+        self.dog.pet();
+    }
 }
 
 #[embassy_executor::task]
-async fn box_task(stack: Stack<'static>, booted: Booted<BoxFlash>) {
+async fn box_task(
+    stack: Stack<'static>,
+    booted: Booted<BoxFlash>,
+    dog: IndependentWatchdog<'static, IWDG1>,
+) {
     static BUFFERS: StaticCell<SocketBuffers> = StaticCell::new();
     static CONTROL: StaticCell<ControlBuffers> = StaticCell::new();
     let buffers = BUFFERS.init(SocketBuffers::new());
     let control = CONTROL.init(ControlBuffers::new());
-    let e = session::run_store(stack, booted, FIRMWARE, &mut NoWatchdog, buffers, control).await;
-    defmt::error!("cannot bind the UDP socket: {}", e);
+    let mut watchdog = Iwdg {
+        dog,
+        running: false,
+    };
+    let e = session::run_store(stack, booted, FIRMWARE, &mut watchdog, buffers, control).await;
+    defmt::error!("cannot bind the UDP sockets: {}", e);
 }

@@ -1,0 +1,126 @@
+//! STM32H743 drivers for the llv box: the take store's flash on bank 2, and the
+//! clock source probe.
+//!
+//! | module | what it holds | runs on |
+//! |---|---|---|
+//! | [`Bank2Flash`] (`flash`) | the `embedded_storage_async` NOR flash over whole bank-2 sectors | chip |
+//! | `operation` | one program or erase: register sequence, interrupt-driven wait, [`InterruptHandler`] | chip |
+//! | `ecc_read` | the fault-ignoring read of one flash word | chip |
+//! | [`hse`] | bounded probe of the 8 MHz HSE in bypass | chip |
+//! | [`geometry`] | bank 2's address, sectors, flash words; [`geometry::Region`] and its bounds checks | host and chip |
+//! | `status` | FLASH_CR2 / FLASH_CCR2 words, what FLASH_SR2 says | host and chip |
+//! | [`pll`] | PLL1 plans for 400 MHz from HSE or HSI, and their range checks | host and chip |
+//! | [`FlashError`], [`SetupError`] (`error`) | what can fail | host and chip |
+//!
+//! # Why not embassy-stm32's `Flash`
+//!
+//! embassy-stm32 0.6 has an async flash for H7 (`Flash<'_, Async>`, `flash/asynch.rs`
+//! and `flash/h7.rs`): it starts an erase and awaits the FLASH interrupt (EOP,
+//! OPERR), and it does reach bank 2. It is not used, for four reasons found in
+//! its sources:
+//! - `clear_all_err` (`h7.rs:211-220`) does `bank.sr().modify(|_| {})`, a write
+//!   to FLASH_SRx, whose bits are read-only; flags clear only through
+//!   FLASH_CCRx (RM0433 FLASH_SRx / FLASH_CCRx register descriptions; ST's HAL
+//!   `__HAL_FLASH_CLEAR_FLAG_BANK2` writes CCR2). Its `get_result`
+//!   (`h7.rs:249-276`) fails an operation on *any* flag, read-side ones
+//!   included (SNECCERR, DBECCERR, RDPERR, RDSERR): one corrected or torn
+//!   read, or a speculative fetch, fails every later write and erase until
+//!   reset. (A wrapper could clear CCR2 first; the other three remain.)
+//! - Its reads (`common.rs:75-88`) are a plain `copy_from_slice`: a torn word
+//!   is a HardFault.
+//! - Its wait (`h7.rs:222-237`) is the interrupt only, with only EOPIE and
+//!   OPERRIE enabled: an operation ending on WRPERR, PGSERR, STRBERR or INCERR,
+//!   or a lost interrupt, leaves the future pending for ever. Its write reads
+//!   FLASH_SRx right after the eighth store with no DSB between (`h7.rs:87-100`).
+//! - After a write it leaves PSIZE = 0 in FLASH_CRx (`h7.rs:106-110` writes
+//!   the whole register), so a later erase (`h7.rs:159`, a `modify`) runs with
+//!   8-bit parallelism, the slowest erase the datasheet lists.
+//!
+//! So this crate drives FLASH_CR2/SR2/CCR2 through the PAC itself and binds its
+//! own [`InterruptHandler`] to the FLASH vector. Each program or erase: wait
+//! for bank 2 to be idle, clear every flag through CCR2, unlock, start, then
+//! await the interrupt (EOP or any program/erase error, which masks the enables
+//! and wakes the task) raced against a timer poll: 10 ms apart and at most 4 s
+//! for an erase (2.2 s max), 1 ms apart and at most 100 ms for a flash word. A
+//! timeout is [`FlashError::Timeout`] with the operation left running; the next
+//! operation, or read, waits for it first. The executor keeps running
+//! throughout: the program executes from bank 1, which an erase of bank 2 does
+//! not stall.
+//!
+//! # Checked on paper
+//!
+//! Without the datasheet and RM0433 PDFs here, the register facts were checked
+//! against ST's SVD (the `stm32-metapac` 21 register types this crate uses;
+//! offsets and bit fields) and ST's STM32H7 HAL (`stm32h7xx_hal_flash.c`,
+//! `_flash_ex.c`, `_flash.h`, which encode RM0433's sequences), and compared
+//! with zephyr's `flash_stm32h7x.c` and embassy-stm32 0.6's `flash/h7.rs`:
+//! - Registers (FLASH at 0x5200_2000): KEYR2 0x104, CR2 0x10C, SR2 0x110, CCR2
+//!   0x114, ECC_FA2R 0x160, OPTSR_CUR 0x01C (PAC: bank(n) at 0x04 + 0x100·n).
+//! - FLASH_CR2: LOCK 0, PG 1, SER 2, PSIZE 5:4 (0b10 = x32), START 7, SNB 10:8,
+//!   EOPIE 16, WRPERRIE 17, PGSERRIE 18, STRBERRIE 19, INCERRIE 21, OPERRIE 22
+//!   (interrupt enables 16..=28 but 20). FLASH_SR2: BSY 0, WBNE 1, QW 2, EOP 16,
+//!   WRPERR 17, PGSERR 18, STRBERR 19, INCERR 21, OPERR 22, RDPERR 23, RDSERR
+//!   24, SNECCERR 25, DBECCERR 26, CRCRDERR 28; FLASH_CCR2: CLR_x at the same
+//!   positions. The host tests pin these positions (module `status`).
+//! - ECC_FA2R.FAIL_ECC_ADDR2 (14:0) is the index of the failing 256-bit word in
+//!   the bank (2^15 × 32 B = 1 MiB), latched only while no ECC flag is set and
+//!   cleared with the flags: the ECC flags are cleared right before each read.
+//! - OPTSR_CUR.SWAP_BANK_OPT (31): with the banks swapped, bank 2's registers
+//!   would not drive 0x0810_0000; [`Bank2Flash::new`] refuses.
+//! - Unlock: KEY1 0x4567_0123 then KEY2 0xCDEF_89AB into KEYR2.
+//! - Program: PG (+PSIZE) set before the data, eight 32-bit stores to one
+//!   32-byte aligned word, QW set when the 256-bit write buffer is full, wait
+//!   for QW to clear, check the errors, clear PG. A flash word is programmed
+//!   once per erase (a second program corrupts its ECC): every write first
+//!   reads the word (ECC-safe) and refuses a non-blank one.
+//! - Sector erase: SER + SNB (+PSIZE), then START, wait for QW, clear SER.
+//! - Reads: FAULTMASK and SCB.CCR.BFHFNMIGN (bit 8) around volatile byte loads,
+//!   with DSB/ISB after setting CCR and DSB before restoring it, one flash word
+//!   at a time (bounded interrupt latency); then SR2.DBECCERR with FA2R's word
+//!   decides torn or not, SNECCERR is a corrected (good) read. zephyr does the
+//!   same since PR 34374 (FAULTMASK, BFHFNMIGN, barriers, check SR2 after).
+//! - The FLASH interrupt is vector 4 (PAC), shared by both banks.
+//! - The release build's disassembly (NUCLEO board image): the read runs CCR2
+//!   clear, DSB, `cpsid f`, CCR |= 0x100, DSB, ISB, the byte loads, DSB, CCR
+//!   restored, DSB, ISB, `cpsie f` (skipped if FAULTMASK was already set), then
+//!   SR2 and FA2R (0x5200_2110, 0x5200_2160); a flash word is CR2 = 0x006F_0022
+//!   (PG, PSIZE x32, end interrupts), DSB, ISB, eight `str`, DSB; an erase is
+//!   CR2 = 0x006F_0024 | SNB << 8, then the same with START.
+//!
+//! # Not proven without hardware
+//!
+//! - That a load from a torn word is really ignored (not a HardFault) under
+//!   FAULTMASK + BFHFNMIGN on this chip, and that DBECCERR/FA2R then name it.
+//! - That DBECCERR set by a *speculative* access (FA2R naming another word)
+//!   happens, and that one re-read is enough; the read then trusts the data.
+//! - That EOP or an error interrupt ends every program and erase (the timer
+//!   poll covers a missing one), and that QW is already set when SR2 is read
+//!   after the eighth store and a DSB (ST's HAL relies on the same).
+//! - That reading bank 2 during its own erase stalls rather than faults (the
+//!   driver never does it: reads wait for the bank to be idle).
+//! - Erase and program timings, and x32 parallelism at the NUCLEO's 3.3 V.
+//! - The D-cache is off (embassy-stm32 does not enable it; [`Bank2Flash::new`]
+//!   refuses if it is on, since nothing here invalidates cached flash lines).
+#![cfg_attr(not(test), no_std)]
+#![warn(missing_docs)]
+// On the host only the tests call the chip-side helpers of `geometry` and `status`.
+#![cfg_attr(not(target_os = "none"), allow(dead_code))]
+
+#[cfg(target_os = "none")]
+mod ecc_read;
+mod error;
+#[cfg(target_os = "none")]
+mod flash;
+pub mod geometry;
+#[cfg(target_os = "none")]
+pub mod hse;
+#[cfg(target_os = "none")]
+mod operation;
+pub mod pll;
+mod status;
+
+pub use error::{FlashError, SetupError};
+#[cfg(target_os = "none")]
+pub use flash::Bank2Flash;
+#[cfg(target_os = "none")]
+pub use operation::InterruptHandler;
