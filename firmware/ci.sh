@@ -30,6 +30,8 @@ cargo clippy -p llv-box --all-targets --features builtin --target "$host" -- -D 
 step "clippy llv-box-store (host, with tests; and for the board with defmt)"
 cargo clippy -p llv-box-store --all-targets --target "$host" -- -D warnings
 cargo clippy -p llv-box-store --features defmt -- -D warnings
+step "clippy llv-hal-mps2"
+cargo clippy --release -p llv-hal-mps2 -- -D warnings
 step "clippy llv-box-qemu"
 cargo clippy --release -p llv-box-qemu --all-targets -- -D warnings
 step "clippy llv-box-nucleo"

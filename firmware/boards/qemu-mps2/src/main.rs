@@ -4,7 +4,7 @@
 //! board-independent session of `llv-box`.
 //!
 //! With `flash=PATH` on the command line, the box mounts its take store on
-//! that host file ([`flash::FileFlash`]), autoplays, and serves the control
+//! that host file ([`FileFlash`]), autoplays, and serves the control
 //! port until QEMU is stopped. Without it, the box plays the built-in take
 //! and, when playback ends (it does unless `loop=forever`), QEMU exits through
 //! semihosting with a status: 0 played, 1 playback failed, 2 bad command
@@ -12,13 +12,6 @@
 //! 101 panic.
 #![no_std]
 #![no_main]
-
-mod executor;
-mod flash;
-mod irq;
-mod lan9118;
-mod semihosting;
-mod time_driver;
 
 use core::ffi::CStr;
 use core::mem::MaybeUninit;
@@ -34,11 +27,11 @@ use llv_box::sink::SocketBuffers;
 use llv_box::stored::SharedStore;
 use llv_box::{builtin, BoxConfig, StopSignal};
 use llv_box_store::Store;
+use llv_hal_mps2::executor::Executor;
+use llv_hal_mps2::file_flash::{self, FileFlash};
+use llv_hal_mps2::lan9118::Lan9118;
+use llv_hal_mps2::{semihosting, time_driver};
 use static_cell::StaticCell;
-
-use crate::executor::Executor;
-use crate::flash::FileFlash;
-use crate::lan9118::Lan9118;
 
 /// Sockets: DHCP, the player's UDP socket, the control connections, one spare.
 const SOCKETS: usize = 3 + llv_box::control::LISTENERS;
@@ -86,7 +79,7 @@ fn main() -> ! {
         &*STORE.init(Mutex::new(store))
     });
 
-    let nic = match Lan9118::new(lan9118::BASE_AN386) {
+    let nic = match Lan9118::new() {
         Ok(nic) => nic,
         Err(e) => {
             defmt::error!("LAN9118: {}", e);
@@ -153,7 +146,7 @@ fn mount(path: &[u8]) -> Store<FileFlash> {
         }
     };
     // The file flash answers at once: mounting needs no executor.
-    match embassy_futures::block_on(Store::mount(flash, 0..flash::CAPACITY as u32)) {
+    match embassy_futures::block_on(Store::mount(flash, 0..file_flash::CAPACITY as u32)) {
         Ok(store) => {
             defmt::info!(
                 "store mounted: {} takes, {} bytes free",
