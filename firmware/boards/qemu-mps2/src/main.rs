@@ -10,8 +10,15 @@
 //! semihosting with a status: 0 played, 1 playback failed, 2 bad command
 //! line, 3 no NIC, 4 some datagrams refused, 5 flash file or store unusable,
 //! 101 panic.
+//!
+//! The watchdog runs from boot on, fed by [`watchdog_task`]; a boot it
+//! caused is logged. With the `test-faults` feature, `hang_after_ms=N`
+//! hangs the executor N ms after a boot the watchdog did not cause (see
+//! [`board_keys`]).
 #![no_std]
 #![no_main]
+
+mod board_keys;
 
 use core::ffi::CStr;
 use core::mem::MaybeUninit;
@@ -20,6 +27,7 @@ use core::net::{Ipv4Addr, SocketAddrV4};
 use defmt_semihosting as _;
 use embassy_net::{Runner, Stack, StackResources};
 use embassy_sync::mutex::Mutex;
+use embassy_time::{Duration, Ticker};
 use llv_box::config::StaticV4;
 use llv_box::control::ControlBuffers;
 use llv_box::session::{self, SessionError};
@@ -30,6 +38,7 @@ use llv_box_store::Store;
 use llv_hal_mps2::executor::Executor;
 use llv_hal_mps2::file_flash::{self, FileFlash};
 use llv_hal_mps2::lan9118::Lan9118;
+use llv_hal_mps2::watchdog::{self, ResetCause, Watchdog};
 use llv_hal_mps2::{semihosting, time_driver};
 use static_cell::StaticCell;
 
@@ -39,8 +48,10 @@ const SOCKETS: usize = 3 + llv_box::control::LISTENERS;
 /// Firmware name and version, as `Status` reports it.
 const FIRMWARE: &str = concat!("llv-box-qemu ", env!("CARGO_PKG_VERSION"));
 
-/// The command line word naming the flash file.
-const FLASH_KEY: &str = "flash=";
+/// Unfed this long, the watchdog's NMI fires; the reset follows as long again.
+const WATCHDOG_TIMEOUT: Duration = Duration::from_secs(2);
+/// How often [`watchdog_task`] feeds it.
+const FEED_PERIOD: Duration = Duration::from_millis(250);
 
 /// Without `-append`: QEMU's user network host on the default port.
 fn default_config() -> BoxConfig {
@@ -59,11 +70,21 @@ static STOP: StopSignal = StopSignal::new();
 #[cortex_m_rt::entry]
 fn main() -> ! {
     time_driver::init();
+    let reset_cause = watchdog::take_reset_cause();
 
     let mut line_buf = [MaybeUninit::uninit(); semihosting::CMDLINE_MAX];
     let line = semihosting::cmdline(&mut line_buf);
     defmt::info!("llv-box on mps2-an386, command line: {=str}", line);
-    let (flash_path, rest) = split_flash(line);
+    if reset_cause == ResetCause::Watchdog {
+        defmt::warn!("reset by the watchdog");
+    }
+    let (keys, rest) = match board_keys::split(line) {
+        Ok(split) => split,
+        Err(word) => {
+            defmt::error!("command line: bad value in {=str}", word);
+            semihosting::exit(2);
+        }
+    };
     let mut config = match default_config().apply(&rest) {
         Ok(config) => config,
         Err(e) => {
@@ -71,7 +92,7 @@ fn main() -> ! {
             semihosting::exit(2);
         }
     };
-    let store = flash_path.map(|path| {
+    let store = keys.flash.map(|path| {
         let store = mount(&path);
         config.net =
             llv_box::net::with_stored_address(config.net, store.settings().address.as_ref());
@@ -101,36 +122,17 @@ fn main() -> ! {
 
     static EXECUTOR: StaticCell<Executor> = StaticCell::new();
     EXECUTOR.init(Executor::new()).run(|spawner| {
+        spawner.spawn(watchdog_task().unwrap());
+        #[cfg(feature = "test-faults")]
+        if let (Some(after), ResetCause::PowerOn) = (keys.hang_after, reset_cause) {
+            spawner.spawn(hang_task(after).unwrap());
+        }
         spawner.spawn(net_task(runner).unwrap());
         match store {
             Some(store) => spawner.spawn(store_task(stack, config, store).unwrap()),
             None => spawner.spawn(box_task(stack, config).unwrap()),
         }
     })
-}
-
-/// The `flash=` path (NUL-terminated for semihosting) and the other words.
-fn split_flash(
-    line: &str,
-) -> (
-    Option<heapless::Vec<u8, { semihosting::CMDLINE_MAX }>>,
-    heapless::String<{ semihosting::CMDLINE_MAX }>,
-) {
-    let mut path = None;
-    let mut rest = heapless::String::new();
-    for word in line.split_ascii_whitespace() {
-        if let Some(p) = word.strip_prefix(FLASH_KEY) {
-            let mut bytes = heapless::Vec::new();
-            // The line fits CMDLINE_MAX, so a word and its NUL fit as well.
-            let _ = bytes.extend_from_slice(p.as_bytes());
-            let _ = bytes.push(0);
-            path = Some(bytes);
-        } else {
-            let _ = rest.push_str(word);
-            let _ = rest.push(' ');
-        }
-    }
-    (path, rest)
 }
 
 /// Opens the flash file and mounts the store on all of it; exits with 5 if it cannot.
@@ -181,6 +183,30 @@ async fn store_task(
     .await;
     defmt::error!("cannot bind the UDP socket: {}", e);
     semihosting::exit(1);
+}
+
+/// First wiring only (the app's supervisor will feed it instead): starts
+/// the watchdog and feeds it while the executor runs.
+#[embassy_executor::task]
+async fn watchdog_task() -> ! {
+    let mut watchdog = Watchdog::start(WATCHDOG_TIMEOUT);
+    let mut ticker = Ticker::every(FEED_PERIOD);
+    loop {
+        watchdog.feed();
+        ticker.next().await;
+    }
+}
+
+/// Test fault: from `after` past boot on, never yield again (interrupts
+/// stay enabled, so only the watchdog ends it).
+#[cfg(feature = "test-faults")]
+#[embassy_executor::task]
+async fn hang_task(after: Duration) -> ! {
+    embassy_time::Timer::at(embassy_time::Instant::from_ticks(0) + after).await;
+    defmt::warn!("test fault: the executor hangs");
+    loop {
+        core::hint::spin_loop();
+    }
 }
 
 #[embassy_executor::task]

@@ -7,6 +7,7 @@
 //! | [`time_driver`] | the embassy-time driver on the two CMSDK APB timers |
 //! | [`executor`] | an embassy executor that sleeps with WFI |
 //! | [`lan9118`] | the SMSC LAN9118 Ethernet chip as an embassy-net driver |
+//! | [`watchdog`] | the CMSDK APB watchdog, and whether it caused the last reset |
 //! | [`semihosting`] | the command line (`-append`) and the exit status |
 //! | [`file_flash`] | a NOR flash in a host file |
 //!
@@ -28,3 +29,4 @@ pub mod lan9118;
 mod mmio;
 pub mod semihosting;
 pub mod time_driver;
+pub mod watchdog;
