@@ -2,19 +2,23 @@
 //! rest goes to `llv_box::BoxConfig::apply`:
 //!
 //! - `flash=PATH`: the host file holding the flash (else the built-in take);
+//! - `erase_ms=N`: the modelled time of one block erase of that flash
+//!   (default: the STM32H7's 1100 ms; 0 for none);
 //! - `hang_after_ms=N` (feature `test-faults` only): N ms after a boot that
 //!   the watchdog did not cause, the executor spins forever with interrupts
 //!   enabled, as a task stuck in a loop would.
 
-#[cfg(feature = "test-faults")]
 use embassy_time::Duration;
 use heapless::{String, Vec};
+use llv_hal_mps2::file_flash::ERASE_TIME;
 use llv_hal_mps2::semihosting::CMDLINE_MAX;
 
 /// The board's keys.
 pub struct BoardKeys {
     /// `flash=`: the path, NUL-terminated for semihosting.
     pub flash: Option<Vec<u8, CMDLINE_MAX>>,
+    /// `erase_ms=`.
+    pub erase_time: Duration,
     /// `hang_after_ms=`.
     #[cfg(feature = "test-faults")]
     pub hang_after: Option<Duration>,
@@ -25,6 +29,7 @@ pub struct BoardKeys {
 pub fn split(line: &str) -> Result<(BoardKeys, String<CMDLINE_MAX>), &str> {
     let mut keys = BoardKeys {
         flash: None,
+        erase_time: ERASE_TIME,
         #[cfg(feature = "test-faults")]
         hang_after: None,
     };
@@ -36,6 +41,10 @@ pub fn split(line: &str) -> Result<(BoardKeys, String<CMDLINE_MAX>), &str> {
             let _ = bytes.extend_from_slice(path.as_bytes());
             let _ = bytes.push(0);
             keys.flash = Some(bytes);
+            continue;
+        }
+        if let Some(ms) = word.strip_prefix("erase_ms=") {
+            keys.erase_time = millis(ms).ok_or(word)?;
             continue;
         }
         #[cfg(feature = "test-faults")]
@@ -50,7 +59,6 @@ pub fn split(line: &str) -> Result<(BoardKeys, String<CMDLINE_MAX>), &str> {
 }
 
 /// A whole number of milliseconds.
-#[cfg(feature = "test-faults")]
 fn millis(text: &str) -> Option<Duration> {
     text.parse().ok().map(Duration::from_millis)
 }

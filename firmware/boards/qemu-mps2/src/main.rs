@@ -4,7 +4,8 @@
 //! board-independent session of `llv-box`.
 //!
 //! With `flash=PATH` on the command line, the box mounts its take store on
-//! that host file ([`FileFlash`]), autoplays, and serves the control
+//! that host file ([`FileFlash`], shaped and timed like the STM32H7's flash
+//! bank; `erase_ms=N` sets the time of one block erase), autoplays, and serves the control
 //! port until QEMU is stopped. Without it, the box plays the built-in take
 //! and, when playback ends (it does unless `loop=forever`), QEMU exits through
 //! semihosting with a status: 0 played, 1 playback failed, 2 bad command
@@ -25,6 +26,7 @@ use core::mem::MaybeUninit;
 use core::net::{Ipv4Addr, SocketAddrV4};
 
 use defmt_semihosting as _;
+use embassy_executor::Spawner;
 use embassy_net::{Runner, Stack, StackResources};
 use embassy_sync::mutex::Mutex;
 use embassy_time::{Duration, Ticker};
@@ -41,6 +43,8 @@ use llv_hal_mps2::lan9118::Lan9118;
 use llv_hal_mps2::watchdog::{self, ResetCause, Watchdog};
 use llv_hal_mps2::{semihosting, time_driver};
 use static_cell::StaticCell;
+
+use crate::board_keys::BoardKeys;
 
 /// Sockets: DHCP, the player's UDP socket, the control connections, one spare.
 const SOCKETS: usize = 3 + llv_box::control::LISTENERS;
@@ -70,35 +74,29 @@ static STOP: StopSignal = StopSignal::new();
 #[cortex_m_rt::entry]
 fn main() -> ! {
     time_driver::init();
-    let reset_cause = watchdog::take_reset_cause();
+    static EXECUTOR: StaticCell<Executor> = StaticCell::new();
+    EXECUTOR
+        .init(Executor::new())
+        .run(|spawner| spawner.spawn(boot(spawner).unwrap()))
+}
 
-    let mut line_buf = [MaybeUninit::uninit(); semihosting::CMDLINE_MAX];
-    let line = semihosting::cmdline(&mut line_buf);
-    defmt::info!("llv-box on mps2-an386, command line: {=str}", line);
-    if reset_cause == ResetCause::Watchdog {
-        defmt::warn!("reset by the watchdog");
-    }
-    let (keys, rest) = match board_keys::split(line) {
-        Ok(split) => split,
-        Err(word) => {
-            defmt::error!("command line: bad value in {=str}", word);
-            semihosting::exit(2);
+/// Watchdog, command line, store (its erases wait on the executor), NIC and
+/// stack, then the box's tasks.
+#[embassy_executor::task]
+async fn boot(spawner: Spawner) {
+    let reset_cause = watchdog::take_reset_cause();
+    spawner.spawn(watchdog_task().unwrap());
+    let (keys, mut config) = command_line(reset_cause);
+    let store = match keys.flash {
+        Some(path) => {
+            let store = mount(&path, keys.erase_time).await;
+            config.net =
+                llv_box::net::with_stored_address(config.net, store.settings().address.as_ref());
+            static STORE: StaticCell<SharedStore<FileFlash>> = StaticCell::new();
+            Some(&*STORE.init(Mutex::new(store)))
         }
+        None => None,
     };
-    let mut config = match default_config().apply(&rest) {
-        Ok(config) => config,
-        Err(e) => {
-            defmt::error!("command line: {}", e);
-            semihosting::exit(2);
-        }
-    };
-    let store = keys.flash.map(|path| {
-        let store = mount(&path);
-        config.net =
-            llv_box::net::with_stored_address(config.net, store.settings().address.as_ref());
-        static STORE: StaticCell<SharedStore<FileFlash>> = StaticCell::new();
-        &*STORE.init(Mutex::new(store))
-    });
 
     let nic = match Lan9118::new() {
         Ok(nic) => nic,
@@ -120,35 +118,54 @@ fn main() -> ! {
         seed,
     );
 
-    static EXECUTOR: StaticCell<Executor> = StaticCell::new();
-    EXECUTOR.init(Executor::new()).run(|spawner| {
-        spawner.spawn(watchdog_task().unwrap());
-        #[cfg(feature = "test-faults")]
-        if let (Some(after), ResetCause::PowerOn) = (keys.hang_after, reset_cause) {
-            spawner.spawn(hang_task(after).unwrap());
+    #[cfg(feature = "test-faults")]
+    if let (Some(after), ResetCause::PowerOn) = (keys.hang_after, reset_cause) {
+        spawner.spawn(hang_task(after).unwrap());
+    }
+    spawner.spawn(net_task(runner).unwrap());
+    match store {
+        Some(store) => spawner.spawn(store_task(stack, config, store).unwrap()),
+        None => spawner.spawn(box_task(stack, config).unwrap()),
+    }
+}
+
+/// The board's keys and the box's settings from `-append`; exits with 2 on an error.
+fn command_line(reset_cause: ResetCause) -> (BoardKeys, BoxConfig) {
+    let mut line_buf = [MaybeUninit::uninit(); semihosting::CMDLINE_MAX];
+    let line = semihosting::cmdline(&mut line_buf);
+    defmt::info!("llv-box on mps2-an386, command line: {=str}", line);
+    if reset_cause == ResetCause::Watchdog {
+        defmt::warn!("reset by the watchdog");
+    }
+    let (keys, rest) = match board_keys::split(line) {
+        Ok(split) => split,
+        Err(word) => {
+            defmt::error!("command line: bad value in {=str}", word);
+            semihosting::exit(2);
         }
-        spawner.spawn(net_task(runner).unwrap());
-        match store {
-            Some(store) => spawner.spawn(store_task(stack, config, store).unwrap()),
-            None => spawner.spawn(box_task(stack, config).unwrap()),
+    };
+    match default_config().apply(&rest) {
+        Ok(config) => (keys, config),
+        Err(e) => {
+            defmt::error!("command line: {}", e);
+            semihosting::exit(2);
         }
-    })
+    }
 }
 
 /// Opens the flash file and mounts the store on all of it; exits with 5 if it cannot.
-fn mount(path: &[u8]) -> Store<FileFlash> {
+async fn mount(path: &[u8], erase_time: Duration) -> Store<FileFlash> {
     let Ok(path) = CStr::from_bytes_until_nul(path) else {
         semihosting::exit(5);
     };
-    let flash = match FileFlash::open(path) {
+    let flash = match FileFlash::open(path, erase_time) {
         Ok(flash) => flash,
         Err(e) => {
             defmt::error!("flash file: {}", defmt::Debug2Format(&e));
             semihosting::exit(5);
         }
     };
-    // The file flash answers at once: mounting needs no executor.
-    match embassy_futures::block_on(Store::mount(flash, 0..file_flash::CAPACITY as u32)) {
+    match Store::mount(flash, 0..file_flash::CAPACITY as u32).await {
         Ok(store) => {
             defmt::info!(
                 "store mounted: {} takes, {} bytes free",
