@@ -86,7 +86,10 @@ fn main() -> ! {
 async fn boot(spawner: Spawner) {
     let reset_cause = watchdog::take_reset_cause();
     spawner.spawn(watchdog_task().unwrap());
-    let (keys, mut config) = command_line(reset_cause);
+    let (keys, mut config) = command_line();
+    if reset_cause == ResetCause::Watchdog {
+        defmt::warn!("reset by the watchdog");
+    }
     let store = match keys.flash {
         Some(path) => {
             let store = mount(&path, keys.erase_time).await;
@@ -130,13 +133,10 @@ async fn boot(spawner: Spawner) {
 }
 
 /// The board's keys and the box's settings from `-append`; exits with 2 on an error.
-fn command_line(reset_cause: ResetCause) -> (BoardKeys, BoxConfig) {
+fn command_line() -> (BoardKeys, BoxConfig) {
     let mut line_buf = [MaybeUninit::uninit(); semihosting::CMDLINE_MAX];
     let line = semihosting::cmdline(&mut line_buf);
     defmt::info!("llv-box on mps2-an386, command line: {=str}", line);
-    if reset_cause == ResetCause::Watchdog {
-        defmt::warn!("reset by the watchdog");
-    }
     let (keys, rest) = match board_keys::split(line) {
         Ok(split) => split,
         Err(word) => {
