@@ -30,8 +30,11 @@ cargo clippy -p llv-box --all-targets --features builtin --target "$host" -- -D 
 step "clippy llv-box-store and llv-box-control (host, with tests; and for the board with defmt)"
 cargo clippy -p llv-box-store -p llv-box-control -p llv-hal-stm32h7 --all-targets --target "$host" -- -D warnings
 cargo clippy -p llv-box-store -p llv-box-control --features llv-box-store/defmt,llv-box-control/defmt -- -D warnings
+step "clippy llv-hal-mps2"
+cargo clippy --release -p llv-hal-mps2 -- -D warnings
 step "clippy llv-box-qemu"
 cargo clippy --release -p llv-box-qemu --all-targets -- -D warnings
+cargo clippy --release -p llv-box-qemu --all-targets --features test-faults -- -D warnings
 step "clippy llv-box-nucleo"
 cargo clippy --release -p llv-box-nucleo --all-targets -- -D warnings
 

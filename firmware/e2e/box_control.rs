@@ -20,10 +20,10 @@ use llv_core::control::{ErrorCode, Request, Response};
 use llv_core::packet::FaceFrame;
 use llv_tests::{example, llv_packets};
 
-#[path = "qemu.rs"]
-mod qemu;
 #[path = "flash_box.rs"]
 mod flash_box;
+#[path = "qemu.rs"]
+mod qemu;
 use flash_box::*;
 
 #[test]

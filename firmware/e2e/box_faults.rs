@@ -20,10 +20,10 @@ use llv_core::control::{ErrorCode, Request, Response};
 use llv_core::settings::{Setting, StaticAddress};
 use llv_tests::{example, llv_packets};
 
-#[path = "qemu.rs"]
-mod qemu;
 #[path = "flash_box.rs"]
 mod flash_box;
+#[path = "qemu.rs"]
+mod qemu;
 use flash_box::*;
 
 /// A box with a static address and no gateway: 192.0.2.1 has no route.
@@ -65,10 +65,17 @@ fn a_dead_target_holds_up_no_other_and_a_stop_ends_playback_at_once() {
     assert_eq!(got.len(), 240, "frames into the second loop");
     let status = b.json(&["box", "{box}", "status", "--json"]);
     let targets = &status["playing"]["targets"];
-    assert_eq!(targets[0]["target"]["port"], good.rsplit(':').next().unwrap().parse::<u16>().unwrap(), "{status}");
+    assert_eq!(
+        targets[0]["target"]["port"],
+        good.rsplit(':').next().unwrap().parse::<u16>().unwrap(),
+        "{status}"
+    );
     assert_eq!(targets[0]["dropped"], 0, "{status}");
     assert!(targets[0]["sent"].as_u64().unwrap() >= 240, "{status}");
-    assert_eq!(targets[1]["target"]["ip"], serde_json::json!([192, 0, 2, 1]));
+    assert_eq!(
+        targets[1]["target"]["ip"],
+        serde_json::json!([192, 0, 2, 1])
+    );
     assert!(targets[1]["dropped"].as_u64().unwrap() >= 200, "{status}");
 
     // Stop: the frames stop at once (what was in flight aside).
@@ -170,7 +177,8 @@ fn a_bad_setting_stored_by_older_firmware_is_ignored_and_reported() {
     // The record is kept as it was until someone changes the settings.
     let c = b.json(&["box", "{box}", "config", "--json"]);
     assert_eq!(c["settings"]["address"]["prefix_len"], 33, "{c}");
-    b.llv(&["box", "{box}", "config", "address", "dhcp"]).success();
+    b.llv(&["box", "{box}", "config", "address", "dhcp"])
+        .success();
     let status = b.json(&["box", "{box}", "status", "--json"]);
     assert_eq!(status["faults"], serde_json::json!([]), "{status}");
 }

@@ -214,4 +214,3 @@ pub fn assert_plays_dao(b: &QemuBox) {
         assert_eq!(g, e, "frame {i}");
     }
 }
-

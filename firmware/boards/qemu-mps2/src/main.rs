@@ -4,50 +4,59 @@
 //! board-independent session of `llv-box`.
 //!
 //! With `flash=PATH` on the command line, the box mounts its take store on
-//! that host file ([`flash::FileFlash`]), autoplays, and serves the control
-//! port until QEMU is stopped. Without it, the box plays the built-in take
-//! and, when playback ends (it does unless `loop=forever`), QEMU exits through
-//! semihosting with a status: 0 played, 1 playback failed, 2 bad command
-//! line, 3 no NIC, 4 some datagrams refused, 5 flash file or store unusable,
-//! 101 panic.
+//! that host file ([`FileFlash`], shaped and timed like the STM32H7's flash
+//! bank; `erase_ms=N` sets the time of one block erase), autoplays, and
+//! serves the control port until QEMU is stopped; a file that cannot be
+//! opened leaves the box on the network with an unusable store, and
+//! `factory_reset=on` clears the stored settings (not the takes), as the
+//! NUCLEO's USER button does. The watchdog, fed by `llv_box::health::keep`,
+//! restarts a hung box, which says so in `Status`. With the `test-faults`
+//! feature, `hang_after_ms=N` hangs the executor N ms after a boot the
+//! watchdog did not cause (see [`board_keys`]).
+//!
+//! Without `flash=`, the box plays the built-in take and, when playback ends
+//! (it does unless `loop=forever`), QEMU exits through semihosting with a
+//! status: 0 played, 1 playback failed, 2 bad command line, 3 no NIC, 4 some
+//! frames dropped, 101 panic.
 #![no_std]
 #![no_main]
 
-mod executor;
-mod flash;
-mod irq;
-mod lan9118;
-mod semihosting;
-mod time_driver;
+mod board_keys;
 
 use core::ffi::CStr;
 use core::mem::MaybeUninit;
 use core::net::{Ipv4Addr, SocketAddrV4};
 
 use defmt_semihosting as _;
+use embassy_executor::Spawner;
 use embassy_net::{Runner, Stack, StackResources};
-use llv_box::boot::{Booted, PowerUp};
-use llv_box::config::NetPolicy;
-use llv_box::health::Watchdog;
+use embassy_time::Duration;
+use llv_box::boot::{self, Booted, PowerUp};
 use llv_box::listener::ControlBuffers;
 use llv_box::session::{self, SessionError};
 use llv_box::sink::SocketBuffers;
-use llv_box::{boot, builtin, BoxConfig};
+use llv_box::{builtin, health, BoxConfig};
+use llv_box_store::MaybeFlash;
 use llv_core::settings::StaticAddress;
+use llv_hal_mps2::executor::Executor;
+use llv_hal_mps2::file_flash::{self, FileFlash};
+use llv_hal_mps2::lan9118::Lan9118;
+use llv_hal_mps2::watchdog::{self, ResetCause, Watchdog};
+use llv_hal_mps2::{semihosting, time_driver};
 use static_cell::StaticCell;
 
-use crate::executor::Executor;
-use crate::flash::FileFlash;
-use crate::lan9118::Lan9118;
+use crate::board_keys::BoardKeys;
 
-/// Sockets: DHCP, the player's UDP socket, the control connections, one spare.
 const SOCKETS: usize = llv_box::SOCKETS;
+
+/// The take store's flash: the host file, or none if it could not be opened.
+type BoxFlash = MaybeFlash<FileFlash>;
 
 /// Firmware name and version, as `Status` reports it.
 const FIRMWARE: &str = concat!("llv-box-qemu ", env!("CARGO_PKG_VERSION"));
 
-/// The command line word naming the flash file.
-const FLASH_KEY: &str = "flash=";
+/// Unfed this long, the watchdog's NMI fires; the reset follows as long again.
+const WATCHDOG_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Without `-append`: QEMU's user network host on the default port.
 fn default_config() -> BoxConfig {
@@ -64,25 +73,38 @@ fn default_config() -> BoxConfig {
 #[cortex_m_rt::entry]
 fn main() -> ! {
     time_driver::init();
+    static EXECUTOR: StaticCell<Executor> = StaticCell::new();
+    EXECUTOR
+        .init(Executor::new())
+        .run(|spawner| spawner.spawn(boot(spawner).unwrap()))
+}
 
-    let mut line_buf = [MaybeUninit::uninit(); semihosting::CMDLINE_MAX];
-    let line = semihosting::cmdline(&mut line_buf);
-    defmt::info!("llv-box on mps2-an386, command line: {=str}", line);
-    let (flash_path, rest) = split_flash(line);
-    let mut config = match default_config().apply(&rest) {
-        Ok(config) => config,
-        Err(e) => {
-            defmt::error!("command line: {}", e);
-            semihosting::exit(2);
-        }
+/// Command line, store (its erases wait on the executor), NIC and stack,
+/// then the box's tasks.
+#[embassy_executor::task]
+async fn boot(spawner: Spawner) {
+    let reset_cause = watchdog::take_reset_cause();
+    let (keys, mut config) = command_line();
+    if reset_cause == ResetCause::Watchdog {
+        defmt::warn!("reset by the watchdog");
+    }
+    let power_up = PowerUp {
+        factory_reset: keys.factory_reset,
+        watchdog_reset: reset_cause == ResetCause::Watchdog,
+        clock_fallback: false,
     };
-    let store = flash_path.map(|path| {
-        let booted = mount(&path, config.net);
-        config.net = booted.net;
-        booted
-    });
+    let booted = match keys.flash {
+        Some(path) => {
+            let flash = open(&path, keys.erase_time);
+            let region = 0..file_flash::CAPACITY as u32;
+            let booted = boot::mount_store(flash, region, config.net, power_up).await;
+            config.net = booted.net;
+            Some(booted)
+        }
+        None => None,
+    };
 
-    let nic = match Lan9118::new(lan9118::BASE_AN386) {
+    let nic = match Lan9118::new() {
         Ok(nic) => nic,
         Err(e) => {
             defmt::error!("LAN9118: {}", e);
@@ -102,84 +124,92 @@ fn main() -> ! {
         seed,
     );
 
-    static EXECUTOR: StaticCell<Executor> = StaticCell::new();
-    EXECUTOR.init(Executor::new()).run(|spawner| {
-        spawner.spawn(net_task(runner).unwrap());
-        match store {
-            Some(booted) => spawner.spawn(store_task(stack, booted).unwrap()),
-            None => spawner.spawn(box_task(stack, config).unwrap()),
-        }
-    })
+    #[cfg(feature = "test-faults")]
+    if let (Some(after), ResetCause::PowerOn) = (keys.hang_after, reset_cause) {
+        spawner.spawn(hang_task(after).unwrap());
+    }
+    spawner.spawn(net_task(runner).unwrap());
+    match booted {
+        Some(booted) => spawner.spawn(store_task(stack, booted).unwrap()),
+        None => spawner.spawn(box_task(stack, config).unwrap()),
+    }
 }
 
-/// The `flash=` path (NUL-terminated for semihosting) and the other words.
-fn split_flash(
-    line: &str,
-) -> (
-    Option<heapless::Vec<u8, { semihosting::CMDLINE_MAX }>>,
-    heapless::String<{ semihosting::CMDLINE_MAX }>,
-) {
-    let mut path = None;
-    let mut rest = heapless::String::new();
-    for word in line.split_ascii_whitespace() {
-        if let Some(p) = word.strip_prefix(FLASH_KEY) {
-            let mut bytes = heapless::Vec::new();
-            // The line fits CMDLINE_MAX, so a word and its NUL fit as well.
-            let _ = bytes.extend_from_slice(p.as_bytes());
-            let _ = bytes.push(0);
-            path = Some(bytes);
-        } else {
-            let _ = rest.push_str(word);
-            let _ = rest.push(' ');
+/// The board's keys and the box's settings from `-append`; exits with 2 on an error.
+fn command_line() -> (BoardKeys, BoxConfig) {
+    let mut line_buf = [MaybeUninit::uninit(); semihosting::CMDLINE_MAX];
+    let line = semihosting::cmdline(&mut line_buf);
+    defmt::info!("llv-box on mps2-an386, command line: {=str}", line);
+    let (keys, rest) = match board_keys::split(line) {
+        Ok(split) => split,
+        Err(word) => {
+            defmt::error!("command line: bad value in {=str}", word);
+            semihosting::exit(2);
+        }
+    };
+    match default_config().apply(&rest) {
+        Ok(config) => (keys, config),
+        Err(e) => {
+            defmt::error!("command line: {}", e);
+            semihosting::exit(2);
         }
     }
-    (path, rest)
 }
 
-/// Opens the flash file and mounts the store on all of it; exits with 5 if
-/// the file cannot be opened.
-fn mount(path: &[u8], net: NetPolicy) -> Booted<FileFlash> {
-    let Ok(path) = CStr::from_bytes_until_nul(path) else {
-        semihosting::exit(5);
-    };
-    let flash = match FileFlash::open(path) {
-        Ok(flash) => flash,
+/// The flash file, or none (logged) if it cannot be opened.
+fn open(path: &[u8], erase_time: Duration) -> BoxFlash {
+    let opened = CStr::from_bytes_until_nul(path)
+        .map_err(|_| file_flash::FlashError::Host)
+        .and_then(|path| FileFlash::open(path, erase_time));
+    match opened {
+        Ok(flash) => MaybeFlash::Present(flash),
         Err(e) => {
-            defmt::error!("flash file: {}", defmt::Debug2Format(&e));
-            semihosting::exit(5);
+            defmt::error!(
+                "flash file: {}; the store is unusable",
+                defmt::Debug2Format(&e)
+            );
+            MaybeFlash::Missing
         }
-    };
-    // The file flash answers at once: mounting needs no executor.
-    embassy_futures::block_on(boot::mount_store(
-        flash,
-        0..flash::CAPACITY as u32,
-        net,
-        PowerUp::default(),
-    ))
+    }
 }
 
-/// Until the board drives its watchdog.
-struct NoWatchdog;
+/// The CMSDK watchdog as the box's health keeper feeds it.
+struct Cmsdk(Watchdog);
 
-impl Watchdog for NoWatchdog {
-    fn feed(&mut self) {}
+impl health::Watchdog for Cmsdk {
+    fn feed(&mut self) {
+        self.0.feed();
+    }
 }
 
 #[embassy_executor::task]
-async fn store_task(stack: Stack<'static>, booted: Booted<FileFlash>) {
+async fn store_task(stack: Stack<'static>, booted: Booted<BoxFlash>) {
     let mut buffers = SocketBuffers::new();
     let mut control = ControlBuffers::new();
+    let mut watchdog = Cmsdk(Watchdog::start(WATCHDOG_TIMEOUT));
     let e = session::run_store(
         stack,
         booted,
         FIRMWARE,
-        &mut NoWatchdog,
+        &mut watchdog,
         &mut buffers,
         &mut control,
     )
     .await;
-    defmt::error!("cannot bind the UDP socket: {}", e);
+    defmt::error!("cannot bind the UDP sockets: {}", e);
     semihosting::exit(1);
+}
+
+/// Test fault: from `after` past boot on, never yield again (interrupts
+/// stay enabled, so only the watchdog ends it).
+#[cfg(feature = "test-faults")]
+#[embassy_executor::task]
+async fn hang_task(after: Duration) -> ! {
+    embassy_time::Timer::at(embassy_time::Instant::from_ticks(0) + after).await;
+    defmt::warn!("test fault: the executor hangs");
+    loop {
+        core::hint::spin_loop();
+    }
 }
 
 #[embassy_executor::task]

@@ -1,21 +1,22 @@
-//! A polled `embassy-net-driver` for the SMSC LAN9118 of the MPS2 boards.
+//! A polled `embassy-net-driver` for the SMSC LAN9118 of the MPS2 boards
+//! (QEMU's model: link always up, no checksum offload, no DMA).
 //!
 //! Frames move through the chip's FIFOs with 32-bit little-endian words:
 //! TX command A/B words then data into the TX data FIFO; RX status words and
 //! data out of the RX FIFOs. The only interrupt used is "RX status FIFO level"
 //! (one frame waiting), which wakes the embassy-net runner.
 
-use core::ptr::{read_volatile, write_volatile};
-use core::sync::atomic::{AtomicUsize, Ordering};
 use core::task::Context;
 
 use embassy_net_driver::{Capabilities, HardwareAddress, LinkState};
 use embassy_sync::waitqueue::AtomicWaker;
 
-use crate::irq::Irq;
+use crate::interrupt::{interrupt, Interrupt};
+use crate::mmio::Regs;
 
-/// Base address on AN385/AN386 (0xA000_0000 on AN500).
-pub const BASE_AN386: usize = 0x4020_0000;
+/// The chip's registers on AN385/AN386 (it sits at 0xA000_0000 on AN500).
+// SAFETY: the LAN9118 register window of the AN386 image.
+const CHIP: Regs = unsafe { Regs::new(0x4020_0000) };
 
 const RX_DATA_FIFO: usize = 0x00;
 const TX_DATA_FIFO: usize = 0x20;
@@ -67,9 +68,8 @@ pub const MTU: usize = 1514;
 const BUF: usize = 1536;
 
 static WAKER: AtomicWaker = AtomicWaker::new();
-/// Register base of the chip, for the interrupt handler (0 before `new`).
-static BASE: AtomicUsize = AtomicUsize::new(0);
 
+/// Why [`Lan9118::new`] failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, defmt::Format)]
 pub enum InitError {
     /// BYTE_TEST did not read 0x87654321: no LAN9118 at this address.
@@ -78,134 +78,116 @@ pub enum InitError {
     NotReady,
 }
 
-#[derive(Clone, Copy)]
-struct Regs {
-    base: usize,
-}
-
-impl Regs {
-    fn read(self, offset: usize) -> u32 {
-        // SAFETY: `base` is the LAN9118 register window; offsets are in it.
-        unsafe { read_volatile((self.base + offset) as *const u32) }
-    }
-
-    fn write(self, offset: usize, value: u32) {
-        // SAFETY: as above.
-        unsafe { write_volatile((self.base + offset) as *mut u32, value) }
-    }
-
-    fn wait_csr(self) {
-        for _ in 0..100_000 {
-            if self.read(MAC_CSR_CMD) & CSR_BUSY == 0 {
-                return;
-            }
+/// Waits until the MAC CSR interface is idle (bounded: QEMU answers at once).
+fn wait_csr() {
+    for _ in 0..100_000 {
+        if CHIP.read(MAC_CSR_CMD) & CSR_BUSY == 0 {
+            return;
         }
-    }
-
-    fn mac_read(self, reg: u8) -> u32 {
-        self.wait_csr();
-        self.write(MAC_CSR_CMD, CSR_BUSY | CSR_READ | u32::from(reg));
-        self.wait_csr();
-        self.read(MAC_CSR_DATA)
-    }
-
-    fn mac_write(self, reg: u8, value: u32) {
-        self.wait_csr();
-        self.write(MAC_CSR_DATA, value);
-        self.write(MAC_CSR_CMD, CSR_BUSY | u32::from(reg));
-        self.wait_csr();
-    }
-
-    fn phy_read(self, reg: u32) -> u32 {
-        self.mac_write(MAC_MII_ACC, (PHY_ADDR << 11) | (reg << 6) | 1);
-        for _ in 0..100_000 {
-            if self.mac_read(MAC_MII_ACC) & 1 == 0 {
-                break;
-            }
-        }
-        self.mac_read(MAC_MII_DATA) & 0xFFFF
     }
 }
 
+fn mac_read(reg: u8) -> u32 {
+    wait_csr();
+    CHIP.write(MAC_CSR_CMD, CSR_BUSY | CSR_READ | u32::from(reg));
+    wait_csr();
+    CHIP.read(MAC_CSR_DATA)
+}
+
+fn mac_write(reg: u8, value: u32) {
+    wait_csr();
+    CHIP.write(MAC_CSR_DATA, value);
+    CHIP.write(MAC_CSR_CMD, CSR_BUSY | u32::from(reg));
+    wait_csr();
+}
+
+fn phy_read(reg: u32) -> u32 {
+    mac_write(MAC_MII_ACC, (PHY_ADDR << 11) | (reg << 6) | 1);
+    for _ in 0..100_000 {
+        if mac_read(MAC_MII_ACC) & 1 == 0 {
+            break;
+        }
+    }
+    mac_read(MAC_MII_DATA) & 0xFFFF
+}
+
+/// The LAN9118 as an embassy-net driver, with one RX and one TX frame buffer.
 pub struct Lan9118 {
-    regs: Regs,
     mac: [u8; 6],
     rx_buf: [u8; BUF],
     tx_buf: [u8; BUF],
 }
 
 impl Lan9118 {
-    /// Reset and start the chip at `base`, then unmask its interrupt.
-    pub fn new(base: usize) -> Result<Self, InitError> {
-        let regs = Regs { base };
-        let test = regs.read(BYTE_TEST);
+    /// Resets and starts the chip, then unmasks its interrupt.
+    pub fn new() -> Result<Self, InitError> {
+        let test = CHIP.read(BYTE_TEST);
         if test != 0x8765_4321 {
             return Err(InitError::NoChip(test));
         }
-        regs.write(HW_CFG, HW_CFG_SRST);
+        CHIP.write(HW_CFG, HW_CFG_SRST);
         let ready = (0..100_000)
-            .any(|_| regs.read(HW_CFG) & HW_CFG_SRST == 0 && regs.read(PMT_CTRL) & PMT_READY != 0);
+            .any(|_| CHIP.read(HW_CFG) & HW_CFG_SRST == 0 && CHIP.read(PMT_CTRL) & PMT_READY != 0);
         if !ready {
             return Err(InitError::NotReady);
         }
-        regs.write(IRQ_CFG, IRQ_CFG_VALUE);
-        regs.write(INT_EN, 0);
-        regs.write(INT_STS, u32::MAX);
+        CHIP.write(IRQ_CFG, IRQ_CFG_VALUE);
+        CHIP.write(INT_EN, 0);
+        CHIP.write(INT_STS, u32::MAX);
         // Interrupt as soon as one RX status word is waiting.
-        regs.write(FIFO_INT, 0x4800_0000);
-        regs.write(RX_CFG, 0);
-        regs.write(TX_CFG, TX_CFG_ON | TX_CFG_STATUS_OVERRUN_OK);
-        regs.mac_write(MAC_CR, MAC_CR_TXEN | MAC_CR_RXEN | MAC_CR_FDPX);
+        CHIP.write(FIFO_INT, 0x4800_0000);
+        CHIP.write(RX_CFG, 0);
+        CHIP.write(TX_CFG, TX_CFG_ON | TX_CFG_STATUS_OVERRUN_OK);
+        mac_write(MAC_CR, MAC_CR_TXEN | MAC_CR_RXEN | MAC_CR_FDPX);
 
-        let low = regs.mac_read(MAC_ADDRL).to_le_bytes();
-        let high = regs.mac_read(MAC_ADDRH).to_le_bytes();
+        let low = mac_read(MAC_ADDRL).to_le_bytes();
+        let high = mac_read(MAC_ADDRH).to_le_bytes();
         let mut mac = [low[0], low[1], low[2], low[3], high[0], high[1]];
         if mac == [0; 6] || mac == [0xFF; 6] {
             // Locally administered fallback.
             mac = [0x02, 0x00, 0x00, 0x11, 0x81, 0x18];
-            regs.mac_write(
+            mac_write(
                 MAC_ADDRL,
                 u32::from_le_bytes([mac[0], mac[1], mac[2], mac[3]]),
             );
-            regs.mac_write(MAC_ADDRH, u32::from(mac[4]) | (u32::from(mac[5]) << 8));
+            mac_write(MAC_ADDRH, u32::from(mac[4]) | (u32::from(mac[5]) << 8));
         }
 
-        regs.write(INT_EN, INT_RSFL);
-        BASE.store(base, Ordering::Release);
-        Irq::Ethernet.unmask();
+        CHIP.write(INT_EN, INT_RSFL);
+        Interrupt::ETHERNET.unmask();
         Ok(Self {
-            regs,
             mac,
             rx_buf: [0; BUF],
             tx_buf: [0; BUF],
         })
     }
 
+    /// The MAC address (the chip's, or a locally administered fallback).
     pub fn mac(&self) -> [u8; 6] {
         self.mac
     }
 
     /// Number of frames waiting in the RX FIFO.
     fn rx_waiting(&self) -> u32 {
-        (self.regs.read(RX_FIFO_INF) >> 16) & 0xFF
+        (CHIP.read(RX_FIFO_INF) >> 16) & 0xFF
     }
 
     /// Free bytes in the TX data FIFO.
     fn tx_free(&self) -> usize {
-        (self.regs.read(TX_FIFO_INF) & 0xFFFF) as usize
+        (CHIP.read(TX_FIFO_INF) & 0xFFFF) as usize
     }
 
     /// Pop one frame into `rx_buf`; its length without CRC, or None if it
     /// was an error frame (then dropped).
     fn pop_frame(&mut self) -> Option<usize> {
-        let status = self.regs.read(RX_STATUS_FIFO);
+        let status = CHIP.read(RX_STATUS_FIFO);
         let len_with_crc = ((status >> 16) & 0x3FFF) as usize;
         let words = len_with_crc.div_ceil(4);
         let good = status & (RX_STATUS_ERROR | RX_STATUS_FILTER_FAIL) == 0
             && len_with_crc > 4
             && len_with_crc <= BUF;
         for i in 0..words {
-            let word = self.regs.read(RX_DATA_FIFO);
+            let word = CHIP.read(RX_DATA_FIFO);
             if good {
                 let bytes = word.to_le_bytes();
                 let at = i * 4;
@@ -217,18 +199,15 @@ impl Lan9118 {
     }
 }
 
-/// Interrupt handler: acknowledge and wake the runner.
-pub fn on_interrupt() {
-    let base = BASE.load(Ordering::Acquire);
-    if base == 0 {
-        return;
-    }
-    let regs = Regs { base };
-    let status = regs.read(INT_STS);
-    regs.write(INT_STS, status);
+/// A frame is waiting: acknowledge and wake the runner.
+#[interrupt]
+fn ETHERNET() {
+    let status = CHIP.read(INT_STS);
+    CHIP.write(INT_STS, status);
     WAKER.wake();
 }
 
+/// A received frame, lent to embassy-net.
 pub struct RxToken<'a> {
     buf: &'a mut [u8],
 }
@@ -239,8 +218,8 @@ impl embassy_net_driver::RxToken for RxToken<'_> {
     }
 }
 
+/// Room for one frame to send, lent to embassy-net.
 pub struct TxToken<'a> {
-    regs: Regs,
     buf: &'a mut [u8; BUF],
 }
 
@@ -248,18 +227,17 @@ impl embassy_net_driver::TxToken for TxToken<'_> {
     fn consume<R, F: FnOnce(&mut [u8]) -> R>(self, len: usize, f: F) -> R {
         let len = len.min(MTU);
         let result = f(&mut self.buf[..len]);
-        let regs = self.regs;
         // One segment: first and last, no offset, `len` bytes; tag = length.
-        regs.write(TX_DATA_FIFO, TX_CMD_A_FIRST | TX_CMD_A_LAST | len as u32);
-        regs.write(TX_DATA_FIFO, ((len as u32) << 16) | len as u32);
+        CHIP.write(TX_DATA_FIFO, TX_CMD_A_FIRST | TX_CMD_A_LAST | len as u32);
+        CHIP.write(TX_DATA_FIFO, ((len as u32) << 16) | len as u32);
         for chunk in self.buf[..len].chunks(4) {
             let mut word = [0u8; 4];
             word[..chunk.len()].copy_from_slice(chunk);
-            regs.write(TX_DATA_FIFO, u32::from_le_bytes(word));
+            CHIP.write(TX_DATA_FIFO, u32::from_le_bytes(word));
         }
         // Drain TX status words; nothing here needs them.
-        while (regs.read(TX_FIFO_INF) >> 16) & 0xFF != 0 {
-            regs.read(TX_STATUS_FIFO);
+        while (CHIP.read(TX_FIFO_INF) >> 16) & 0xFF != 0 {
+            CHIP.read(TX_STATUS_FIFO);
         }
         result
     }
@@ -283,7 +261,6 @@ impl embassy_net_driver::Driver for Lan9118 {
                         buf: &mut self.rx_buf[..len],
                     },
                     TxToken {
-                        regs: self.regs,
                         buf: &mut self.tx_buf,
                     },
                 ));
@@ -299,13 +276,12 @@ impl embassy_net_driver::Driver for Lan9118 {
             return None;
         }
         Some(TxToken {
-            regs: self.regs,
             buf: &mut self.tx_buf,
         })
     }
 
     fn link_state(&mut self, cx: &mut Context) -> LinkState {
-        if self.regs.phy_read(PHY_BSR) & PHY_BSR_LINK != 0 {
+        if phy_read(PHY_BSR) & PHY_BSR_LINK != 0 {
             LinkState::Up
         } else {
             // No PHY interrupt is wired: poll until the link comes up.

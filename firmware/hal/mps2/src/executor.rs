@@ -19,12 +19,15 @@ fn pender(_context: *mut ()) {
     WORK.store(true, Ordering::Release);
 }
 
+/// The thread-mode executor; one per program, made once (e.g. in a `StaticCell`).
 pub struct Executor {
     inner: raw::Executor,
     not_send: PhantomData<*mut ()>,
 }
 
 impl Executor {
+    /// An executor with no tasks yet.
+    #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
         Self {
             inner: raw::Executor::new(core::ptr::null_mut()),

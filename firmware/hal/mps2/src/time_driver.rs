@@ -1,22 +1,26 @@
-//! embassy-time driver on the two CMSDK APB timers of the MPS2 board.
+//! The embassy-time driver, on the two CMSDK APB timers (25 MHz).
 //!
-//! Timer0 runs free from 0xFFFF_FFFF down at 25 MHz; its wrap interrupt
-//! extends it to 64 bits. Timer1 is the alarm: loaded with the number of
-//! counts until the next expiry, it interrupts once and is then stopped.
-//! Ticks are microseconds (`tick-hz-1_000_000`): 25 counts per tick.
+//! Timer0 runs free from 0xFFFF_FFFF down; its wrap interrupt extends it to
+//! 64 bits. Timer1 is the alarm: loaded with the number of counts until the
+//! next expiry, it interrupts once and is then stopped. The tick rate must
+//! divide 25 MHz (`tick-hz-1_000_000`: 25 counts per tick).
 
 use core::cell::{Cell, RefCell};
-use core::ptr::{read_volatile, write_volatile};
 use core::task::Waker;
 
 use critical_section::{CriticalSection, Mutex};
 use embassy_time_driver::Driver;
 use embassy_time_queue_utils::Queue;
 
-use crate::irq::Irq;
+use crate::interrupt::{interrupt, Interrupt};
+use crate::mmio::Regs;
 
-const TIMER0: usize = 0x4000_0000;
-const TIMER1: usize = 0x4000_1000;
+/// Timer0, the free-running counter.
+// SAFETY: CMSDK APB timer 0 of the AN386 image.
+const COUNTER: Regs = unsafe { Regs::new(0x4000_0000) };
+/// Timer1, the alarm.
+// SAFETY: CMSDK APB timer 1 of the AN386 image.
+const ALARM: Regs = unsafe { Regs::new(0x4000_1000) };
 const CTRL: usize = 0x0;
 const VALUE: usize = 0x4;
 const RELOAD: usize = 0x8;
@@ -30,20 +34,6 @@ const _: () = assert!(
     25_000_000 % embassy_time_driver::TICK_HZ == 0,
     "tick rate must divide 25 MHz"
 );
-
-fn reg(base: usize, offset: usize) -> *mut u32 {
-    (base + offset) as *mut u32
-}
-
-fn read(base: usize, offset: usize) -> u32 {
-    // SAFETY: the CMSDK timer registers are valid MMIO on this board.
-    unsafe { read_volatile(reg(base, offset)) }
-}
-
-fn write(base: usize, offset: usize, value: u32) {
-    // SAFETY: as above.
-    unsafe { write_volatile(reg(base, offset), value) }
-}
 
 struct CmsdkDriver {
     /// Completed wraps of Timer0 (each is 2^32 counts).
@@ -60,12 +50,12 @@ impl CmsdkDriver {
     /// Counts of Timer0 since `init`, as a 64-bit number.
     fn counts(&self, cs: CriticalSection<'_>) -> u64 {
         let mut wraps = self.wraps.borrow(cs).get();
-        let value = read(TIMER0, VALUE);
+        let value = COUNTER.read(VALUE);
         // The wrap interrupt may be pending but not yet served (we are in a
         // critical section). If the counter has already reloaded (it reads
         // high), count that wrap now; if it still reads near zero, the wrap
         // has not happened yet.
-        if read(TIMER0, INTSTATUS) & 1 != 0 && value >= 0x8000_0000 {
+        if COUNTER.read(INTSTATUS) & 1 != 0 && value >= 0x8000_0000 {
             wraps += 1;
         }
         (u64::from(wraps) << 32) | u64::from(u32::MAX - value)
@@ -73,8 +63,8 @@ impl CmsdkDriver {
 
     /// Program the alarm for tick `at`. Returns false if `at` has passed.
     fn set_alarm(&self, cs: CriticalSection<'_>, at: u64) -> bool {
-        write(TIMER1, CTRL, 0);
-        write(TIMER1, INTSTATUS, 1);
+        ALARM.write(CTRL, 0);
+        ALARM.write(INTSTATUS, 1);
         if at == u64::MAX {
             return true;
         }
@@ -83,10 +73,10 @@ impl CmsdkDriver {
         if target <= now {
             return false;
         }
-        // A far alarm fires early and is simply re-armed by `on_alarm`.
+        // A far alarm fires early and is simply re-armed by `TIMER1`.
         let delta = (target - now).min(u64::from(u32::MAX)) as u32;
-        write(TIMER1, RELOAD, delta);
-        write(TIMER1, CTRL, CTRL_EN | CTRL_IRQEN);
+        ALARM.write(RELOAD, delta);
+        ALARM.write(CTRL, CTRL_EN | CTRL_IRQEN);
         true
     }
 
@@ -114,23 +104,24 @@ impl Driver for CmsdkDriver {
     }
 }
 
-/// Start Timer0 free-running, leave Timer1 stopped, unmask both interrupts.
+/// Starts the clock: Timer0 free-running, Timer1 stopped, both lines unmasked.
 pub fn init() {
-    write(TIMER0, CTRL, 0);
-    write(TIMER1, CTRL, 0);
-    write(TIMER0, INTSTATUS, 1);
-    write(TIMER1, INTSTATUS, 1);
-    write(TIMER0, RELOAD, u32::MAX);
-    write(TIMER0, CTRL, CTRL_EN | CTRL_IRQEN);
-    Irq::Timer0.unmask();
-    Irq::Timer1.unmask();
+    COUNTER.write(CTRL, 0);
+    ALARM.write(CTRL, 0);
+    COUNTER.write(INTSTATUS, 1);
+    ALARM.write(INTSTATUS, 1);
+    COUNTER.write(RELOAD, u32::MAX);
+    COUNTER.write(CTRL, CTRL_EN | CTRL_IRQEN);
+    Interrupt::TIMER0.unmask();
+    Interrupt::TIMER1.unmask();
 }
 
 /// Timer0 wrapped: one more 2^32 counts.
-pub fn on_timer0() {
+#[interrupt]
+fn TIMER0() {
     critical_section::with(|cs| {
-        if read(TIMER0, INTSTATUS) & 1 != 0 {
-            write(TIMER0, INTSTATUS, 1);
+        if COUNTER.read(INTSTATUS) & 1 != 0 {
+            COUNTER.write(INTSTATUS, 1);
             let wraps = DRIVER.wraps.borrow(cs);
             wraps.set(wraps.get().wrapping_add(1));
         }
@@ -138,6 +129,7 @@ pub fn on_timer0() {
 }
 
 /// Timer1 reached zero: wake what is due and program the next alarm.
-pub fn on_timer1() {
+#[interrupt]
+fn TIMER1() {
     critical_section::with(|cs| DRIVER.rearm(cs));
 }

@@ -1,20 +1,38 @@
-//! A NOR flash backed by a host file through semihosting: reads and writes
-//! go to the file, and it behaves like NOR (a write can only clear bits, an
-//! erase sets a whole 4 KiB block to 0xFF), so the store's power-cut safety
-//! is exercised as on real flash. A new or short file is extended with 0xFF.
+//! A NOR flash in a host file (semihosting), shaped and timed like bank 2
+//! of the STM32H743 so that tests under QEMU show what the real box does:
+//!
+//! - 128 KiB erase blocks (the H7's sectors), 32-byte write units (its
+//!   256-bit flash words), 4 MiB in all (32 blocks);
+//! - NOR semantics: a write only clears bits, an erase sets a block to 0xFF;
+//! - each block erase takes a modelled time (the H7 datasheet: about 1.1 s
+//!   typical per sector), awaited with embassy-time, so other tasks run
+//!   meanwhile, as with embassy-stm32's interrupt-driven async flash. The
+//!   block reads erased once its time is over; a power cut (QEMU killed)
+//!   before that leaves it as it was.
+//!
+//! Reads and writes reach the file at once. A new or short file is extended
+//! with 0xFF, so the file survives QEMU restarts as flash survives power-off.
 
 use core::ffi::CStr;
 
+use embassy_time::{Duration, Timer};
 use embedded_storage_async::nor_flash::{
     ErrorType, NorFlash, NorFlashError, NorFlashErrorKind, ReadNorFlash,
 };
 use semihosting::fs::{File, OpenOptions};
 use semihosting::io::{Read, Seek, SeekFrom, Write};
 
-/// Erase block size.
-pub const BLOCK: usize = 4096;
-/// Flash size (room for a take of `debug-all-blendshapes`, 1.2 MB, and more).
+/// Erase block size: one STM32H7 sector.
+pub const ERASE_SIZE: usize = 128 * 1024;
+/// Write unit: one STM32H7 flash word (256 bits).
+pub const WRITE_SIZE: usize = 32;
+/// Flash size: 32 blocks.
 pub const CAPACITY: usize = 4 * 1024 * 1024;
+/// Modelled time of one block erase: the H7's typical sector erase.
+pub const ERASE_TIME: Duration = Duration::from_millis(1100);
+
+/// Bytes of 0xFF written per file call when extending or erasing.
+const FILL_CHUNK: usize = 4096;
 
 /// Why a flash operation failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,11 +55,13 @@ impl NorFlashError for FlashError {
 /// The flash file.
 pub struct FileFlash {
     file: File,
+    erase_time: Duration,
 }
 
 impl FileFlash {
-    /// Opens `path` (or creates it) and extends it with 0xFF to [`CAPACITY`].
-    pub fn open(path: &CStr) -> Result<Self, FlashError> {
+    /// Opens `path` (or creates it), extends it with 0xFF to [`CAPACITY`];
+    /// each block erase will take `erase_time` ([`ERASE_TIME`] models the H7).
+    pub fn open(path: &CStr, erase_time: Duration) -> Result<Self, FlashError> {
         let file = match OpenOptions::new().read(true).write(true).open(path) {
             Ok(file) => file,
             Err(_) => OpenOptions::new()
@@ -52,21 +72,13 @@ impl FileFlash {
                 .open(path)
                 .map_err(|_| FlashError::Host)?,
         };
-        let mut flash = FileFlash { file };
+        let mut flash = FileFlash { file, erase_time };
         let len = flash
             .file
             .seek(SeekFrom::End(0))
-            .map_err(|_| FlashError::Host)? as usize;
-        let ff = [0xFF; BLOCK];
-        let mut at = len;
-        while at < CAPACITY {
-            let n = (CAPACITY - at).min(ff.len());
-            flash
-                .file
-                .write_all(&ff[..n])
-                .map_err(|_| FlashError::Host)?;
-            at += n;
-        }
+            .map_err(|_| FlashError::Host)?;
+        let len = u32::try_from(len).map_or(CAPACITY as u32, |len| len.min(CAPACITY as u32));
+        flash.fill_ff(len, CAPACITY as u32)?;
         Ok(flash)
     }
 
@@ -82,6 +94,18 @@ impl FileFlash {
             .seek(SeekFrom::Start(u64::from(offset)))
             .map_err(|_| FlashError::Host)?;
         self.file.write_all(bytes).map_err(|_| FlashError::Host)
+    }
+
+    /// Sets `from..to` of the file to 0xFF.
+    fn fill_ff(&mut self, from: u32, to: u32) -> Result<(), FlashError> {
+        let ff = [0xFF; FILL_CHUNK];
+        let mut at = from;
+        while at < to {
+            let n = (to - at).min(FILL_CHUNK as u32);
+            self.write_at(at, &ff[..n as usize])?;
+            at += n;
+        }
+        Ok(())
     }
 }
 
@@ -119,14 +143,15 @@ impl ReadNorFlash for FileFlash {
 }
 
 impl NorFlash for FileFlash {
-    const WRITE_SIZE: usize = 4;
-    const ERASE_SIZE: usize = BLOCK;
+    const WRITE_SIZE: usize = WRITE_SIZE;
+    const ERASE_SIZE: usize = ERASE_SIZE;
 
+    /// One block after the other, each erased after its modelled time.
     async fn erase(&mut self, from: u32, to: u32) -> Result<(), FlashError> {
         check(from, to, Self::ERASE_SIZE)?;
-        let ff = [0xFF; BLOCK];
-        for block in (from..to).step_by(BLOCK) {
-            self.write_at(block, &ff)?;
+        for block in (from..to).step_by(ERASE_SIZE) {
+            Timer::after(self.erase_time).await;
+            self.fill_ff(block, block + ERASE_SIZE as u32)?;
         }
         Ok(())
     }
