@@ -173,6 +173,10 @@ pub struct Playing {
     pub frame: u32,
     /// Completed passes through the take.
     pub loops_done: u32,
+    /// Frames sent more than 2 ms after their deadline.
+    pub late_frames: u32,
+    /// The latest a frame was sent after its deadline, in µs.
+    pub max_late_us: u32,
     /// Each target and what reached its queue.
     pub targets: Vec<TargetCounts, MAX_TARGETS>,
 }

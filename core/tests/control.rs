@@ -135,6 +135,8 @@ fn every_response_round_trips_within_max_frame() {
                 take: name(&"p".repeat(NAME_LEN)),
                 frame: u32::MAX,
                 loops_done: u32::MAX,
+                late_frames: u32::MAX,
+                max_late_us: u32::MAX,
                 targets: (0..MAX_TARGETS)
                     .map(|i| TargetCounts {
                         target: Target {
@@ -357,6 +359,8 @@ fn every_response_has_its_documented_bytes() {
             take: name("dao"),
             frame: 5,
             loops_done: 1,
+            late_frames: 2,
+            max_late_us: 2500,
             targets: [TargetCounts {
                 target: dao_target()[0],
                 sent: 300,
@@ -394,6 +398,7 @@ fn every_response_has_its_documented_bytes() {
                 0xe8, 0x07, // uptime_ms 1000
                 0x01, 10, 0, 2, 15, // address
                 0x01, 0x03, b'd', b'a', b'o', 0x05, 0x01, // playing: take, frame, loops_done
+                0x02, 0xc4, 0x13, // late_frames 2, max_late_us 2500
                 0x01, 10, 0, 2, 2, 0xe7, 0x56, 0xac, 0x02,
                 0x02, // 1 target: sent 300, dropped 2
                 0x80, 0x80, 0x08, 0x00, // used_bytes 131072, free_bytes 0

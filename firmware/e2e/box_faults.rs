@@ -13,7 +13,9 @@
 //! `box_qemu.rs`). Lives in the root `tests` crate.
 
 use std::io::Write;
-use std::net::TcpStream;
+use std::net::{TcpStream, UdpSocket};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use llv_core::control::{ErrorCode, Request, Response};
@@ -181,4 +183,181 @@ fn a_bad_setting_stored_by_older_firmware_is_ignored_and_reported() {
         .success();
     let status = b.json(&["box", "{box}", "status", "--json"]);
     assert_eq!(status["faults"], serde_json::json!([]), "{status}");
+}
+
+#[test]
+fn a_factory_reset_clears_the_settings_and_keeps_the_takes() {
+    let dir = tempfile::tempdir().unwrap();
+    let flash = dir.path().join("flash.bin");
+    let b = QemuBox::boot(&flash);
+    let crc = flash_dao(&b);
+    b.llv(&[
+        "box", "{box}", "config", "autoplay", "dao", "subject", "Locked", "token", "s3cret",
+    ])
+    .success();
+    drop(b);
+    // Nobody knows the token any more: the crew resets the settings at power-up.
+    let b = QemuBox::boot_with(firmware(), &flash, "factory_reset=on");
+    assert_only_dao(&b, &crc);
+    let c = b.json(&["box", "{box}", "config", "--json"]);
+    assert_eq!(c["token_set"], false, "{c}");
+    assert_eq!(c["settings"]["autoplay"], serde_json::Value::Null, "{c}");
+    assert_eq!(c["settings"]["subject"], serde_json::Value::Null, "{c}");
+    let status = b.json(&["box", "{box}", "status", "--json"]);
+    assert_eq!(status["faults"][0]["code"], "FactoryReset", "{status}");
+    assert_plays_dao(&b);
+}
+
+#[test]
+fn the_watchdog_restarts_a_hung_box_which_plays_again() {
+    let elf = qemu::build_firmware_with(&qemu::repo_root(), &["test-faults"]);
+    let dir = tempfile::tempdir().unwrap();
+    let flash = dir.path().join("flash.bin");
+    let (socket, target) = receiver();
+    let b = QemuBox::boot_with(&elf, &flash, "");
+    flash_dao(&b);
+    b.llv(&[
+        "box",
+        "{box}",
+        "config",
+        "targets",
+        &target,
+        "autoplay",
+        "dao",
+        "autoplay-loops",
+        "0",
+    ])
+    .success();
+    drop(b);
+
+    // Receive while the box autoplays, hangs 5 s after power-up, and restarts,
+    // until 400 frames after the longest gap (at most 30 s).
+    let receiving = std::thread::spawn(move || {
+        let mut got: Vec<(Instant, Vec<u8>)> = Vec::new();
+        let mut buf = [0u8; 2048];
+        let end = Instant::now() + Duration::from_secs(30);
+        let mut since_gap = 0;
+        while Instant::now() < end && since_gap < 400 {
+            if let Ok(n) = socket.recv(&mut buf) {
+                let now = Instant::now();
+                let gap = got
+                    .last()
+                    .is_some_and(|(at, _)| now - *at > Duration::from_secs(2));
+                since_gap = if gap {
+                    1
+                } else if since_gap > 0 {
+                    since_gap + 1
+                } else {
+                    0
+                };
+                got.push((now, buf[..n].to_vec()));
+            }
+        }
+        got
+    });
+    let b = QemuBox::boot_with(&elf, &flash, "hang_after_ms=5000");
+    let got = receiving.join().unwrap();
+    let (gap_at, gap) = got
+        .windows(2)
+        .map(|w| (w[0].0, w[1].0 - w[0].0))
+        .max_by_key(|(_, gap)| *gap)
+        .expect("frames");
+    let after: Vec<_> = got.iter().filter(|(at, _)| *at > gap_at).collect();
+    eprintln!(
+        "hang -> frames again: {gap:?}; {} frames before, {} after",
+        got.len() - after.len(),
+        after.len()
+    );
+    // The watchdog resets 4 s after the last feed; the box boots and autoplays.
+    assert!(
+        gap > Duration::from_secs(3) && gap < Duration::from_secs(10),
+        "longest gap {gap:?}"
+    );
+    assert!(
+        after.len() > 300,
+        "{} frames after the restart",
+        after.len()
+    );
+    let expected = llv_packets(&example("dao.gesichter"));
+    assert_eq!(
+        after[0].1, expected[0],
+        "the autoplay starts again at frame 0"
+    );
+    let status = b.json(&["box", "{box}", "status", "--json"]);
+    assert_eq!(status["faults"][0]["code"], "WatchdogReset", "{status}");
+    assert_eq!(status["playing"]["take"], "dao", "{status}");
+}
+
+#[test]
+fn an_upload_while_a_take_plays_makes_no_frame_wait_for_an_erase() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = QemuBox::boot(&dir.path().join("flash.bin"));
+    flash_dao(&b);
+    let (socket, target) = receiver();
+    b.llv(&["box", "{box}", "play", "dao", "--to", &target, "--loop"])
+        .success();
+    let done = Arc::new(AtomicBool::new(false));
+    let receiving = {
+        let done = done.clone();
+        std::thread::spawn(move || receive_until(&socket, &done, Duration::from_secs(60)))
+    };
+    // 1.2 MB: ten 128 KiB blocks, each erase 1.1 s while the store is held.
+    let big = example("debug-all-blendshapes.gesichter")
+        .display()
+        .to_string();
+    let started = Instant::now();
+    b.llv(&["flash", &big, "--box", "{box}"]).success();
+    let upload = started.elapsed();
+    let status = b.json(&["box", "{box}", "status", "--json"]);
+    let playing = &status["playing"];
+    let (late, max_late) = (
+        playing["late_frames"].as_u64().unwrap(),
+        playing["max_late_us"].as_u64().unwrap(),
+    );
+    eprintln!(
+        "upload of 1.2 MB while playing: {upload:?}; {late} frames late, latest by {max_late} us"
+    );
+    b.llv(&["box", "{box}", "stop"]).success();
+    done.store(true, Ordering::Relaxed);
+    let got = receiving.join().unwrap();
+    assert!(
+        upload > Duration::from_secs(11),
+        "ten erases take 11 s: {upload:?}"
+    );
+    // Without the read-ahead every erase would hold a frame for 1.1 s; what
+    // is left is the host's scheduling of QEMU.
+    assert!(
+        max_late < 100_000,
+        "a frame was {max_late} us late: {status}"
+    );
+    let expected = 60.0 * upload.as_secs_f64();
+    assert!(
+        got.len() as f64 > 0.9 * expected,
+        "{} frames during {upload:?}",
+        got.len()
+    );
+}
+
+/// Datagrams until `done` is set and the socket has been quiet for 200 ms, at most `limit`.
+fn receive_until(socket: &UdpSocket, done: &AtomicBool, limit: Duration) -> Vec<Vec<u8>> {
+    let end = Instant::now() + limit;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 2048];
+    let mut quiet_since = Instant::now();
+    while Instant::now() < end {
+        match socket.recv(&mut buf) {
+            Ok(n) => {
+                got.push(buf[..n].to_vec());
+                quiet_since = Instant::now();
+            }
+            Err(_)
+                if done.load(Ordering::Relaxed)
+                    && quiet_since.elapsed() > Duration::from_millis(200) =>
+            {
+                break
+            }
+            Err(_) => {}
+        }
+    }
+    got
 }

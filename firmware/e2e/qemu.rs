@@ -1,5 +1,7 @@
-//! Helpers shared by the QEMU end-to-end tests (`box_qemu.rs`, `box_control.rs`):
-//! the repository root, a child process killed on drop, the firmware build.
+//! Helpers shared by the QEMU end-to-end tests (`box_qemu.rs`, `box_control.rs`,
+//! `box_faults.rs`): the repository root, a child process killed on drop, the
+//! firmware build.
+#![allow(dead_code, reason = "each test binary uses a part of these helpers")]
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -66,11 +68,25 @@ pub fn spawn_box(elf: &Path, nic: &str, append: &str) -> KillOnDrop {
 
 /// Builds the QEMU firmware in release (a no-op when up to date) and returns the ELF.
 pub fn build_firmware(root: &Path) -> PathBuf {
+    build_firmware_with(root, &[])
+}
+
+/// Builds the QEMU firmware in release with cargo `features`, each feature set
+/// in a target directory of its own (so tests running at once never see one
+/// set's image replaced by another's), and returns the ELF.
+pub fn build_firmware_with(root: &Path, features: &[&str]) -> PathBuf {
     let firmware = root.join("firmware");
-    let target_dir = firmware.join("target");
+    let target_dir = match features {
+        [] => firmware.join("target"),
+        _ => firmware.join("target").join(features.join("+")),
+    };
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let child = Command::new(cargo)
-        .args(["build", "--release", "-p", "llv-box-qemu"])
+    let mut command = Command::new(cargo);
+    command.args(["build", "--release", "-p", "llv-box-qemu"]);
+    if !features.is_empty() {
+        command.arg("--features").arg(features.join(","));
+    }
+    let child = command
         .current_dir(&firmware)
         .env("CARGO_TARGET_DIR", &target_dir)
         .stdin(Stdio::null())

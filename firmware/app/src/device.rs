@@ -18,7 +18,7 @@ use embedded_storage_async::nor_flash::NorFlash;
 use heapless::Vec;
 use llv_box_control::Device;
 use llv_box_store::TakeReader;
-use llv_core::control::{Fault, Playing, MAX_FAULTS};
+use llv_core::control::{Fault, FaultCode, Playing, MAX_FAULTS};
 use llv_core::settings::{Loops, Settings, Target, MAX_TARGETS};
 
 use crate::fmt::{info, warning};
@@ -131,6 +131,8 @@ impl BoxState {
             if let Some(p) = p.borrow_mut().as_mut() {
                 p.frame = report.frame;
                 p.loops_done = report.loops_done;
+                p.late_frames = report.late_frames;
+                p.max_late_us = u32::try_from(report.max_late_us).unwrap_or(u32::MAX);
                 p.targets.clone_from(&report.targets);
             }
         });
@@ -176,6 +178,11 @@ impl Device for BoxDevice<'_> {
 
     fn settings_changed(&mut self, settings: &Settings) {
         self.state.apply_settings(settings);
+        // Stored now are settings that passed the rules.
+        self.state.faults.lock(|f| {
+            f.borrow_mut()
+                .retain(|f| f.code != FaultCode::BadStoredSetting)
+        });
     }
 }
 
@@ -205,6 +212,8 @@ pub async fn run_player<F: NorFlash, K: PacketSink>(
                 take: name,
                 frame: 0,
                 loops_done: 0,
+                late_frames: 0,
+                max_late_us: 0,
                 targets: Vec::new(),
             })
         });

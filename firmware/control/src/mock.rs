@@ -39,6 +39,8 @@ impl Device for RecordingDevice {
             take: llv_core::control::bounded(take),
             frame: 0,
             loops_done: 0,
+            late_frames: 0,
+            max_late_us: 0,
             targets: Bounded::new(),
         })
     }
