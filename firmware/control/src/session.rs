@@ -393,6 +393,7 @@ fn store_error<E: core::fmt::Debug>(e: StoreError<E>) -> Refusal {
         StoreError::NotFound => ErrorCode::NotFound,
         StoreError::Full | StoreError::NoSpace { .. } => ErrorCode::NoSpace,
         StoreError::NoUpload
+        | StoreError::Busy { .. }
         | StoreError::Order { .. }
         | StoreError::TooLong
         | StoreError::Incomplete { .. } => ErrorCode::UploadOrder,

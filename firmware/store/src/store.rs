@@ -31,6 +31,8 @@ use crate::settings_log::{Log, SaveError, Unreadable};
 
 /// Bytes read per flash read while checking an image.
 const READ_CHUNK: usize = 256;
+/// While checking an image, let other tasks run after this many bytes.
+const YIELD_EVERY: usize = 16 * 1024;
 
 /// Why a store operation failed.
 #[derive(Debug, PartialEq, Eq)]
@@ -55,6 +57,11 @@ pub enum StoreError<E> {
     },
     /// No upload is in progress (on this connection).
     NoUpload,
+    /// Another upload is in progress.
+    Busy {
+        /// The take it uploads.
+        name: String<NAME_LEN>,
+    },
     /// A chunk at another offset than the next expected one.
     Order {
         /// The next offset expected.
@@ -99,6 +106,12 @@ impl<E: fmt::Debug> fmt::Display for StoreError<E> {
                 write!(f, "needs {needed} bytes, largest free run {largest}")
             }
             StoreError::NoUpload => f.write_str("no upload in progress"),
+            StoreError::Busy { name } => {
+                write!(
+                    f,
+                    "another connection is uploading \"{name}\": try again later"
+                )
+            }
             StoreError::Order { expected } => write!(f, "expected a chunk at offset {expected}"),
             StoreError::TooLong => f.write_str("more bytes than announced"),
             StoreError::Incomplete { received, total } => {
@@ -322,6 +335,11 @@ impl<F: NorFlash> Store<F> {
         while offset < total {
             let n = READ_CHUNK.min(total - offset);
             self.read(at + offset as u32, &mut buf[..n]).await?;
+            if offset % YIELD_EVERY < READ_CHUNK {
+                // Reads that never wait (memory-mapped or semihosted flash)
+                // would otherwise hold the executor through a whole image.
+                embassy_futures::yield_now().await;
+            }
             crc.update(&buf[..n]);
             for (i, byte) in buf[..n].iter().enumerate() {
                 let pos = offset + i;
@@ -433,17 +451,22 @@ impl<F: NorFlash> Store<F> {
         Ok(())
     }
 
-    /// Starts uploading an image of `total_len` bytes with CRC `crc32` named `name`;
-    /// drops any upload in progress. Returns the upload's id. Nothing is erased
-    /// or written until the first bytes arrive, so a begin that is never
-    /// followed costs the flash nothing.
+    /// Starts uploading an image of `total_len` bytes with CRC `crc32` named
+    /// `name`. Returns the upload's id. One upload at a time: while another is
+    /// in progress ([`Store::abort_upload`] ends it) this one is refused.
+    /// Nothing is erased or written until the first bytes arrive, so a begin
+    /// that is never followed costs the flash nothing.
     pub async fn begin_upload(
         &mut self,
         name: &str,
         total_len: u32,
         crc32: u32,
     ) -> Result<u32, StoreError<F::Error>> {
-        self.upload = None;
+        if let Some(other) = &self.upload {
+            return Err(StoreError::Busy {
+                name: other.name.clone(),
+            });
+        }
         if self.fault == Some(StoreFault::Layout) {
             return Err(StoreError::Unusable);
         }
