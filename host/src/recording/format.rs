@@ -7,8 +7,8 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
+use super::csv::{self, ImportOptions};
 use super::{clear, legacy, llv, native, WriteOptions};
-use crate::csv_take::{self, ImportOptions};
 use crate::take::Take;
 
 /// A recording format (FORMATS.md section 3).
@@ -97,7 +97,7 @@ impl Format {
             Format::Llv => llv::read(name, bytes, warnings),
             Format::LlvLegacy => legacy::read(name, bytes, warnings),
             Format::Json => clear::read(name, bytes, warnings),
-            Format::Csv => csv_take::read(bytes, csv).with_context(|| name.to_string()),
+            Format::Csv => csv::read(bytes, csv).with_context(|| name.to_string()),
         }
     }
 
@@ -110,7 +110,7 @@ impl Format {
                 "LLV legacy recordings are read-only; write native, llv or json",
             )),
             Format::Json => clear::write(take, out, options.retain_raw),
-            Format::Csv => csv_take::export(take.packets(), out).map_err(io::Error::other),
+            Format::Csv => csv::export(take.packets(), out).map_err(io::Error::other),
         }
     }
 }

@@ -1,74 +1,117 @@
 //! LLV 1.1+ recordings (FORMATS 3b): gzip of u8 version (6), u32 BE frame
-//! count, then per frame a u32 BE length and the raw packet.
+//! count, then per frame a u32 BE length and the raw packet. The body is
+//! gunzipped here, frame by frame, and read with core's [`llv_file`] steps.
 
 use std::io::{self, Read, Write};
 
-use anyhow::{bail, Result};
-use flate2::read::GzDecoder;
+use anyhow::{anyhow, bail, Result};
+use flate2::bufread::GzDecoder;
 use flate2::write::GzEncoder;
 use flate2::Compression;
+use llv_core::llv_file::{self, frame_len, HEADER_LEN, PREFIX_LEN, VERSION};
+use llv_core::packet::MAX_LEN;
 
 use crate::take::Take;
-
-/// The file version LLV writes and reads.
-const VERSION: u8 = 6;
 
 /// Reads an LLV recording. A file cut short (a killed LLV) keeps its complete
 /// frames with a warning; a bad frame is an error naming its index and field.
 pub fn read(name: &str, bytes: &[u8], warnings: &mut Vec<String>) -> Result<Take> {
-    let mut raw = Vec::with_capacity(bytes.len() * 8);
-    if let Err(e) = GzDecoder::new(bytes).read_to_end(&mut raw) {
-        if e.kind() != io::ErrorKind::UnexpectedEof {
-            bail!("{name}: gzip: {e}");
-        }
-        warnings.push(format!("{name}: gzip stream ends early (file cut off?)"));
-    }
-    let Some((&version, rest)) = raw.split_first() else {
-        bail!("{name}: empty LLV recording (no version byte)");
-    };
-    if version != VERSION {
-        bail!("{name}: LLV recording version {version}, expected {VERSION}");
-    }
-    let Some((count, mut rest)) = split_u32(rest) else {
-        bail!("{name}: LLV recording ends inside its frame count");
-    };
-    let mut take = Take::with_capacity(count.min(1 << 20) as usize);
+    let mut body = Body::new(name, bytes);
+    let mut head = [0u8; HEADER_LEN];
+    let got = body.fill(&mut head)?;
+    let count = llv_file::header(&head[..got]).map_err(|e| anyhow!("{name}: {e}"))?;
+    let mut take = Take::default();
+    let mut packet = [0u8; MAX_LEN];
+    let mut notes = Vec::new();
     for index in 0..count {
-        let Some((len, after)) = split_u32(rest) else {
-            if !rest.is_empty() {
-                warnings.push(format!(
+        let offset = body.offset;
+        let mut prefix = [0u8; PREFIX_LEN];
+        let got = body.fill(&mut prefix)?;
+        if got < PREFIX_LEN {
+            if got > 0 {
+                notes.push(format!(
                     "{name}: frame {index}: partial length at the end skipped"
                 ));
             }
-            warnings.push(format!(
+            notes.push(format!(
                 "{name}: header says {count} frames, file holds {index}"
             ));
-            return Ok(take);
-        };
-        let Some(packet) = after.get(..len as usize) else {
-            warnings.push(format!(
-                "{name}: frame {index}: partial last frame ({} of {len} bytes) skipped",
-                after.len()
+            break;
+        }
+        let len = frame_len(prefix, index, offset).map_err(|e| anyhow!("{name}: {e}"))?;
+        let got = body.fill(&mut packet[..len])?;
+        if got < len {
+            notes.push(format!(
+                "{name}: frame {index}: partial last frame ({got} of {len} bytes) skipped"
             ));
-            return Ok(take);
-        };
-        if let Err(e) = take.push(packet) {
+            break;
+        }
+        if let Err(e) = take.push(&packet[..len]) {
             bail!("{name}: frame {index}: {e}");
         }
-        rest = &after[len as usize..];
     }
-    if !rest.is_empty() {
-        warnings.push(format!(
-            "{name}: {} bytes after the last of {count} frames ignored",
-            rest.len()
-        ));
+    if take.len() == count as usize {
+        let after = body.rest()?;
+        if after > 0 {
+            notes.push(format!(
+                "{name}: {after} bytes after the last of {count} frames ignored"
+            ));
+        }
     }
+    if body.cut {
+        warnings.push(format!("{name}: gzip stream ends early (file cut off?)"));
+    }
+    warnings.append(&mut notes);
     Ok(take)
 }
 
-fn split_u32(bytes: &[u8]) -> Option<(u32, &[u8])> {
-    let (word, rest) = bytes.split_first_chunk::<4>()?;
-    Some((u32::from_be_bytes(*word), rest))
+/// The gunzipped body, read in pieces; `offset` counts the body bytes read.
+struct Body<'a> {
+    name: &'a str,
+    gz: GzDecoder<&'a [u8]>,
+    offset: usize,
+    /// The gzip stream ended before its end (a cut file).
+    cut: bool,
+}
+
+impl<'a> Body<'a> {
+    fn new(name: &'a str, file: &'a [u8]) -> Self {
+        Body {
+            name,
+            gz: GzDecoder::new(file),
+            offset: 0,
+            cut: false,
+        }
+    }
+
+    /// Fills `buf` as far as the body goes; returns how many bytes it got.
+    fn fill(&mut self, buf: &mut [u8]) -> Result<usize> {
+        let mut got = 0;
+        while got < buf.len() && !self.cut {
+            match self.gz.read(&mut buf[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => self.cut = true,
+                Err(e) => bail!("{}: gzip: {e}", self.name),
+            }
+        }
+        self.offset += got;
+        Ok(got)
+    }
+
+    /// Reads the rest of the body and says how many bytes it held.
+    fn rest(&mut self) -> Result<usize> {
+        let mut chunk = [0u8; 4096];
+        let mut total = 0;
+        loop {
+            let got = self.fill(&mut chunk)?;
+            total += got;
+            if got < chunk.len() {
+                return Ok(total);
+            }
+        }
+    }
 }
 
 /// Writes the take as an LLV gzip recording.

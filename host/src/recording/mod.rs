@@ -6,6 +6,7 @@
 
 pub mod clear;
 pub mod clear_layout;
+pub mod csv;
 pub mod format;
 pub mod legacy;
 pub mod llv;
@@ -20,8 +21,8 @@ use anyhow::{Context, Result};
 
 pub use format::Format;
 
-use crate::csv_take::{self, ImportOptions};
 use crate::take::Take;
+use csv::ImportOptions;
 
 /// A recording read into memory, with the format it was in and any warnings.
 #[derive(Debug)]
@@ -69,7 +70,7 @@ fn decode(name: &str, bytes: &[u8], file: Option<&Path>, csv: &ImportOptions) ->
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let format = Format::detect(bytes).with_context(|| name.to_string())?;
     let csv = match (format, file) {
-        (Format::Csv, Some(path)) => csv_take::resolve_identity(path, csv)?,
+        (Format::Csv, Some(path)) => csv::resolve_identity(path, csv)?,
         _ => csv.clone(),
     };
     let mut warnings = Vec::new();

@@ -12,7 +12,7 @@ use serde_json::json;
 
 use crate::console;
 use crate::recording::{self, Format};
-use crate::take::Take;
+use crate::take::{Gaps, Take};
 
 /// `llv info FILE`.
 #[derive(clap::Args, Debug)]
@@ -38,9 +38,7 @@ pub struct Stats {
     /// Frames per device id.
     pub devices: BTreeMap<String, u64>,
     /// Forward jumps of more than one frame number (same rate).
-    pub gaps: u64,
-    /// Frame numbers missing in those gaps.
-    pub missing: u64,
+    pub gaps: Gaps,
     /// Places where the frame time goes back or stays.
     pub backwards: u64,
     /// Per blendshape: min, max, sum.
@@ -69,13 +67,7 @@ impl Stats {
                     Some(s) if s <= 0.0 => stats.backwards += 1,
                     _ => {}
                 }
-                if p.rate == time.rate {
-                    let step = i64::from(time.frame_number) - i64::from(p.frame_number);
-                    if step > 1 {
-                        stats.gaps += 1;
-                        stats.missing += (step - 1) as u64;
-                    }
-                }
+                stats.gaps.note(&p, &time);
             }
             prev = Some(time);
             for (slot, value) in stats.shapes.iter_mut().zip(packet.blendshapes()) {
@@ -104,7 +96,7 @@ impl Stats {
 }
 
 /// `writeln!` into a String, which cannot fail.
-macro_rules! line {
+macro_rules! push_line {
     ($out:expr, $($arg:tt)*) => {{
         let _ = writeln!($out, $($arg)*);
     }};
@@ -165,8 +157,8 @@ fn to_json(file: &std::path::Path, format: Format, stats: &Stats) -> serde_json:
         "rates": stats.rates.iter().map(|(r, n)| (rate_name(*r), json!(n))).collect::<serde_json::Map<_, _>>(),
         "subjects": stats.subjects,
         "device_ids": stats.devices,
-        "gaps": stats.gaps,
-        "missing_frames": stats.missing,
+        "gaps": stats.gaps.gaps,
+        "missing_frames": stats.gaps.missing,
         "backward_jumps": stats.backwards,
         "blendshapes": shapes,
     })
@@ -180,11 +172,11 @@ fn text(file: &std::path::Path, format: Format, stats: &Stats) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    line!(out, "file       {}", file.display());
-    line!(out, "format     {}", format.describe());
-    line!(out, "frames     {}", stats.frames);
+    push_line!(out, "file       {}", file.display());
+    push_line!(out, "format     {}", format.describe());
+    push_line!(out, "frames     {}", stats.frames);
     if let Some((first, last)) = stats.first_last {
-        line!(
+        push_line!(
             out,
             "time       frame {} ({}) to {} ({})",
             first.frame_number,
@@ -194,30 +186,30 @@ fn text(file: &std::path::Path, format: Format, stats: &Stats) -> String {
         );
     }
     if let Some(d) = stats.duration() {
-        line!(out, "duration   {d:.3} s");
+        push_line!(out, "duration   {d:.3} s");
     }
     let rates: Vec<String> = stats
         .rates
         .iter()
         .map(|(r, n)| format!("{} fps ({n})", rate_name(*r)))
         .collect();
-    line!(out, "rates      {}", rates.join(", "));
+    push_line!(out, "rates      {}", rates.join(", "));
     if let Some(r) = stats.mean_rate() {
-        line!(out, "mean rate  {r:.3} fps (from frame times)");
+        push_line!(out, "mean rate  {r:.3} fps (from frame times)");
     }
-    line!(out, "subjects   {}", list(&stats.subjects));
-    line!(out, "device ids {}", list(&stats.devices));
-    line!(
+    push_line!(out, "subjects   {}", list(&stats.subjects));
+    push_line!(out, "device ids {}", list(&stats.devices));
+    push_line!(
         out,
         "gaps       {} ({} frames missing), {} backward jumps",
-        stats.gaps,
-        stats.missing,
+        stats.gaps.gaps,
+        stats.gaps.missing,
         stats.backwards
     );
     if stats.frames == 0 {
         return out;
     }
-    line!(
+    push_line!(
         out,
         "{:<20} {:>12} {:>12} {:>12}",
         "blendshape",
@@ -226,7 +218,7 @@ fn text(file: &std::path::Path, format: Format, stats: &Stats) -> String {
         "mean"
     );
     for (name, (min, max, sum)) in NAMES.iter().zip(&stats.shapes) {
-        line!(
+        push_line!(
             out,
             "{name:<20} {min:>12.6} {max:>12.6} {:>12.6}",
             sum / stats.frames as f64

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
-use crate::take::Take;
+use crate::take::{timecode, Take};
 use anyhow::{anyhow, bail, Context, Result};
 use llv_core::blendshape::{self, COUNT};
 use llv_core::packet::{FaceFrame, MAX_LEN, VERSION};
@@ -47,36 +47,6 @@ impl Default for ImportOptions {
             device_id: None,
         }
     }
-}
-
-/// Command-line options for reading CSV takes.
-#[derive(clap::Args, Debug, Clone)]
-pub struct CsvArgs {
-    /// Timecode rate of CSV takes: 60, 30, 59.94, 29.97 or N/D.
-    #[arg(long, value_name = "FPS", default_value = "60", value_parser = parse_rate)]
-    pub rate: FrameRate,
-    /// Subject name of CSV takes (default: take.json, else the file name).
-    #[arg(long)]
-    pub subject: Option<String>,
-    /// Device id of CSV takes (default: take.json's deviceModel, else empty).
-    #[arg(long, value_name = "ID")]
-    pub device_id: Option<String>,
-}
-
-impl CsvArgs {
-    /// The import options these flags ask for.
-    pub fn options(&self) -> ImportOptions {
-        ImportOptions {
-            rate: self.rate,
-            subject: self.subject.clone(),
-            device_id: self.device_id.clone(),
-        }
-    }
-}
-
-fn parse_rate(text: &str) -> Result<FrameRate, String> {
-    FrameRate::parse(text)
-        .ok_or_else(|| format!("`{text}` is not a frame rate (60, 30, 59.94, 29.97 or N/D)"))
 }
 
 /// What each CSV column holds.
@@ -276,18 +246,6 @@ pub fn subject_from_file_name(stem: &str) -> String {
         }
     }
     stem.to_string()
-}
-
-/// The timecode of frame `index` (0-based), or an error naming the frame.
-pub fn timecode(index: usize, time: &FrameTime) -> Result<Timecode> {
-    time.timecode().ok_or_else(|| {
-        anyhow!(
-            "frame {}: frame {} at rate {} has no timecode",
-            index + 1,
-            time.frame_number,
-            time.rate
-        )
-    })
 }
 
 /// Writes packets as a CSV take in the app's layout, which Unreal's

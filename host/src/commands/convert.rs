@@ -4,30 +4,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
 
-use crate::csv_take::{CsvArgs, ImportOptions};
+use crate::args::{CsvArgs, EditArgs};
+use crate::recording::csv::ImportOptions;
 use crate::recording::{self, Format, WriteOptions};
-use crate::take::Edit;
-
-/// Edits shared by the commands that write frames.
-#[derive(clap::Args, Debug, Clone)]
-pub struct EditArgs {
-    /// Set the subject name of every frame.
-    #[arg(long, value_name = "SUBJECT")]
-    pub rename: Option<String>,
-    /// Replace the device id with LLV's anonymous DEADC0DE-1337-1337-1337-CAFEBABE.
-    #[arg(long)]
-    pub anonymize: bool,
-}
-
-impl EditArgs {
-    /// The edit these flags ask for.
-    pub fn edit(&self) -> Edit {
-        Edit {
-            subject: self.rename.clone(),
-            anonymize: self.anonymize,
-        }
-    }
-}
 
 /// `llv unpack IN OUT`.
 #[derive(clap::Args, Debug)]

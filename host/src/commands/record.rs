@@ -22,10 +22,11 @@ use llv_core::packet::{classify, Datagram, Packet};
 use llv_core::time::FrameTime;
 use socket2::{Domain, Protocol, Socket, Type};
 
+use crate::args::LIVE_LINK_PORT;
 use crate::console;
-use crate::play::DEFAULT_PORT;
 use crate::recording::native;
 use crate::stop;
+use crate::take::Gaps;
 
 /// Receive buffer asked for, so bursts wait in the kernel rather than being dropped.
 pub const RECEIVE_BUFFER: usize = 8 << 20;
@@ -42,7 +43,7 @@ pub struct Args {
     #[arg(long, visible_alias = "host", default_value = "0.0.0.0")]
     bind: IpAddr,
     /// UDP port to listen on.
-    #[arg(long, default_value_t = DEFAULT_PORT)]
+    #[arg(long, default_value_t = LIVE_LINK_PORT)]
     port: u16,
     /// Stop after N face frames.
     #[arg(long, value_name = "N", conflicts_with = "duration")]
@@ -77,10 +78,8 @@ pub struct Counts {
     pub metahuman: u64,
     /// Face frames of other subjects (with --subject).
     pub other_subject: u64,
-    /// Places where the frame number jumps forward by more than one.
-    pub gaps: u64,
-    /// Frames missing in those gaps.
-    pub missing: u64,
+    /// Forward jumps of the frame number by more than one.
+    pub gaps: Gaps,
     /// The subject of the latest frame.
     pub subject: String,
     /// The latest invalid datagram's error.
@@ -225,7 +224,7 @@ fn print_summary(counts: &Counts, path: &std::path::Path) -> io::Result<()> {
     );
     text += &format!(
         "frame-number gaps: {} ({} frames missing)\n",
-        counts.gaps, counts.missing
+        counts.gaps.gaps, counts.gaps.missing
     );
     if let Some(e) = &counts.last_invalid {
         eprintln!("last invalid datagram: {e}");
@@ -322,12 +321,8 @@ fn take_in(
 fn note_frame(packet: &Packet<'_>, counts: &mut Counts, last_time: &mut Option<FrameTime>) {
     let now = Instant::now();
     let time = packet.time();
-    if let Some(prev) = last_time.filter(|p| p.rate == time.rate) {
-        let step = i64::from(time.frame_number) - i64::from(prev.frame_number);
-        if step > 1 {
-            counts.gaps += 1;
-            counts.missing += (step - 1) as u64;
-        }
+    if let Some(prev) = last_time {
+        counts.gaps.note(prev, &time);
     }
     *last_time = Some(time);
     counts.frames += 1;

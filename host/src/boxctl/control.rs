@@ -12,7 +12,7 @@ use llv_core::control::{
 use llv_core::take::NAME_LEN;
 use serde_json::json;
 
-use crate::box_client::{target, BoxClient};
+use super::client::{target, BoxClient};
 
 /// Arguments of `llv box`.
 #[derive(Args, Debug)]
