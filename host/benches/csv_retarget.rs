@@ -38,7 +38,7 @@ fn benches(c: &mut Criterion) {
             out
         })
     });
-    let frames = read_take(&take, &opts).unwrap();
+    let frames = read_take(&take, &Default::default()).unwrap();
     let asset = PoseAsset::load(&map).unwrap();
     for combine in [Combine::Sum, Combine::Max] {
         let r = Retargeter::new(&asset, combine, false);

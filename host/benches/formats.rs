@@ -16,11 +16,11 @@ fn main() {
     for format in [Format::Json, Format::Native, Format::Llv] {
         let path = dir.path().join("take");
         let start = Instant::now();
-        recording::write(&path, format, &take, WriteOptions::default()).expect("write");
+        recording::write(&path, format, &take, WriteOptions::default(), true).expect("write");
         let wrote = start.elapsed().as_secs_f64();
         let size = std::fs::metadata(&path).expect("size").len() as f64;
         let start = Instant::now();
-        let loaded = recording::read(&path).expect("read");
+        let loaded = recording::read(&path, &Default::default()).expect("read");
         let read = start.elapsed().as_secs_f64();
         assert_eq!(loaded.take, take);
         let mut memory = Vec::with_capacity(size as usize);

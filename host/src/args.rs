@@ -1,13 +1,15 @@
 //! What several commands share, in one place: frame rates, addresses (one
-//! resolver, one rule), the default ports, the frame edits and the options of
-//! every command that reads a take.
+//! resolver, one rule), the default ports, the frame edits, the options of
+//! every command that reads a take or writes a file, and the box's token.
 
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use llv_core::time::FrameRate;
 
 use crate::recording::csv::ImportOptions;
+use crate::recording::ReadOptions;
 use crate::take::Edit;
 
 pub use llv_core::control::{CONTROL_PORT, LIVE_LINK_PORT};
@@ -66,6 +68,74 @@ impl EditArgs {
         Edit {
             subject: self.rename.clone(),
             anonymize: self.anonymize,
+        }
+    }
+}
+
+/// The environment variable `llv box` and `llv flash` take the box's token from.
+pub const TOKEN_ENV: &str = "LLV_BOX_TOKEN";
+
+/// The box's token: `--token`, else the first line of `--token-file`, else
+/// `LLV_BOX_TOKEN` (the last two keep it out of `ps` and shell history).
+#[derive(clap::Args, Debug, Clone)]
+pub struct TokenArgs {
+    /// The box's shared token, if it has one (visible in `ps` and shell history:
+    /// prefer --token-file or LLV_BOX_TOKEN).
+    #[arg(long, global = true, conflicts_with = "token_file")]
+    token: Option<String>,
+    /// Read the box's token from the first line of FILE (surrounding blanks trimmed).
+    #[arg(long, global = true, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+}
+
+impl TokenArgs {
+    /// The token to present, if any.
+    pub fn token(&self) -> Result<Option<String>> {
+        if let Some(token) = &self.token {
+            return Ok(Some(token.clone()));
+        }
+        if let Some(path) = &self.token_file {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("{}: cannot read the token", path.display()))?;
+            let token = text.lines().next().unwrap_or_default().trim();
+            if token.is_empty() {
+                bail!("{}: the first line holds no token", path.display());
+            }
+            return Ok(Some(token.to_string()));
+        }
+        match std::env::var(TOKEN_ENV) {
+            Ok(token) if !token.trim().is_empty() => Ok(Some(token.trim().to_string())),
+            Ok(_) | Err(std::env::VarError::NotPresent) => Ok(None),
+            Err(std::env::VarError::NotUnicode(_)) => bail!("{TOKEN_ENV} is not UTF-8"),
+        }
+    }
+}
+
+/// For the commands that write a named file.
+#[derive(clap::Args, Debug, Clone)]
+pub struct OutputArgs {
+    /// Replace the output file if it exists (it is never overwritten otherwise).
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// How every command that reads a take reads it.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ReadArgs {
+    #[command(flatten)]
+    csv: CsvArgs,
+    /// Accept NaN, infinite values and numbers beyond f32 in CSV and clear JSON
+    /// takes (refused by default, since Unreal would receive them).
+    #[arg(long)]
+    allow_nonfinite: bool,
+}
+
+impl ReadArgs {
+    /// The read options these flags ask for.
+    pub fn options(&self) -> ReadOptions {
+        ReadOptions {
+            csv: self.csv.options(),
+            allow_nonfinite: self.allow_nonfinite,
         }
     }
 }

@@ -7,6 +7,7 @@
 //! - [`metahuman`]: the MetaHuman mapping (T3D, pose asset) and the retarget math.
 //! - [`boxctl`]: the playback box: its control client, `llv flash` and `llv box`.
 //! - [`args`]: what commands share (rates, addresses, ports, edits).
+//! - [`output`]: writing a named file: no overwrite unless forced, atomic.
 //! - [`take`]: a take in memory.
 
 pub mod args;
@@ -15,6 +16,7 @@ pub mod cli;
 pub mod commands;
 pub mod console;
 pub mod metahuman;
+pub mod output;
 pub mod parallel;
 pub mod recording;
 pub mod stop;

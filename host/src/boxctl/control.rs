@@ -13,6 +13,7 @@ use llv_core::take::NAME_LEN;
 use serde_json::json;
 
 use super::client::{target, BoxClient};
+use crate::args::TokenArgs;
 
 /// Arguments of `llv box`.
 #[derive(Args, Debug)]
@@ -20,9 +21,8 @@ pub struct BoxArgs {
     /// The box: HOST[:PORT] (control port 11113 by default).
     #[arg(value_name = "ADDR[:PORT]")]
     pub addr: String,
-    /// The box's shared token, if it has one.
-    #[arg(long, global = true)]
-    pub token: Option<String>,
+    #[command(flatten)]
+    pub token: TokenArgs,
     /// Print the answer as JSON.
     #[arg(long, global = true)]
     pub json: bool,
@@ -70,7 +70,8 @@ pub enum BoxAction {
 
 /// Runs `llv box`.
 pub fn run(args: &BoxArgs) -> Result<()> {
-    let mut client = BoxClient::connect(&args.addr, args.token.as_deref())?;
+    let token = args.token.token()?;
+    let mut client = BoxClient::connect(&args.addr, token.as_deref())?;
     match &args.action {
         BoxAction::Status => {
             let Response::Status(status) = client.call(&Request::Status)? else {

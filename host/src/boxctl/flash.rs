@@ -11,6 +11,7 @@ use llv_core::time::FrameRate;
 use serde::Serialize;
 
 use super::client::BoxClient;
+use crate::args::{ReadArgs, TokenArgs};
 use crate::recording;
 use crate::take::Take;
 
@@ -25,9 +26,10 @@ pub struct FlashArgs {
     /// Take name on the box (default: the file name without extension).
     #[arg(long)]
     pub name: Option<String>,
-    /// The box's shared token, if it has one.
-    #[arg(long)]
-    pub token: Option<String>,
+    #[command(flatten)]
+    pub token: TokenArgs,
+    #[command(flatten)]
+    pub read: ReadArgs,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -53,11 +55,12 @@ pub fn run(args: &FlashArgs) -> Result<()> {
         !name.is_empty() && name.len() <= NAME_LEN,
         "take name {name:?} must be 1..={NAME_LEN} bytes (see --name)"
     );
-    let take = recording::load(&args.file)?.take;
+    let take = recording::load(&args.file, &args.read.options())?.take;
     let image = image_of(&args.file, &name, &take)?;
     let header = llv_core::take::TakeHeader::parse(&image).map_err(|e| anyhow!("{e}"))?;
 
-    let mut client = BoxClient::connect(&args.box_addr, args.token.as_deref())?;
+    let token = args.token.token()?;
+    let mut client = BoxClient::connect(&args.box_addr, token.as_deref())?;
     upload(&mut client, &name, &image, header.crc32)?;
     let Response::List { takes } = client.call(&Request::List)? else {
         bail!("the box answered List with something else");

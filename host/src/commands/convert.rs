@@ -4,9 +4,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
 
-use crate::args::{CsvArgs, EditArgs};
-use crate::recording::csv::ImportOptions;
-use crate::recording::{self, Format, WriteOptions};
+use crate::args::{EditArgs, OutputArgs, ReadArgs};
+use crate::output;
+use crate::recording::{self, Format, ReadOptions, WriteOptions};
 
 /// `llv unpack IN OUT`.
 #[derive(clap::Args, Debug)]
@@ -20,6 +20,10 @@ pub struct UnpackArgs {
     retain: bool,
     #[command(flatten)]
     edit: EditArgs,
+    #[command(flatten)]
+    read: ReadArgs,
+    #[command(flatten)]
+    out: OutputArgs,
 }
 
 /// `llv pack IN OUT`.
@@ -34,6 +38,10 @@ pub struct PackArgs {
     to: Format,
     #[command(flatten)]
     edit: EditArgs,
+    #[command(flatten)]
+    read: ReadArgs,
+    #[command(flatten)]
+    out: OutputArgs,
 }
 
 /// `llv convert IN OUT`.
@@ -50,7 +58,9 @@ pub struct ConvertArgs {
     #[command(flatten)]
     edit: EditArgs,
     #[command(flatten)]
-    csv: CsvArgs,
+    read: ReadArgs,
+    #[command(flatten)]
+    out: OutputArgs,
 }
 
 /// Writes IN as clear JSON.
@@ -58,27 +68,26 @@ pub fn unpack(args: UnpackArgs) -> Result<()> {
     let options = WriteOptions {
         retain_raw: args.retain,
     };
-    let csv = ImportOptions::default();
-    transcode(
-        &args.input,
-        &args.output,
-        Format::Json,
-        &args.edit,
-        &csv,
-        options,
-    )
+    let job = Job {
+        input: &args.input,
+        output: &args.output,
+        edit: &args.edit,
+        read: &args.read.options(),
+        force: args.out.force,
+    };
+    job.run(Format::Json, options)
 }
 
 /// Writes IN (normally clear JSON) as a recording.
 pub fn pack(args: PackArgs) -> Result<()> {
-    transcode(
-        &args.input,
-        &args.output,
-        args.to,
-        &args.edit,
-        &ImportOptions::default(),
-        WriteOptions::default(),
-    )
+    let job = Job {
+        input: &args.input,
+        output: &args.output,
+        edit: &args.edit,
+        read: &args.read.options(),
+        force: args.out.force,
+    };
+    job.run(args.to, WriteOptions::default())
 }
 
 /// Writes IN in the format asked for or implied by OUT's name.
@@ -92,35 +101,43 @@ pub fn convert(args: ConvertArgs) -> Result<()> {
             )
         })?,
     };
-    transcode(
-        &args.input,
-        &args.output,
-        format,
-        &args.edit,
-        &args.csv.options(),
-        WriteOptions::default(),
-    )
+    let job = Job {
+        input: &args.input,
+        output: &args.output,
+        edit: &args.edit,
+        read: &args.read.options(),
+        force: args.out.force,
+    };
+    job.run(format, WriteOptions::default())
 }
 
-fn transcode(
-    input: &Path,
-    output: &Path,
-    format: Format,
-    edit: &EditArgs,
-    csv: &ImportOptions,
-    options: WriteOptions,
-) -> Result<()> {
-    let take = recording::load_with(input, csv)?
-        .take
-        .edited(&edit.edit())?;
-    recording::write(output, format, &take, options)?;
-    if !recording::is_stdio(output) {
-        eprintln!(
-            "wrote {} frames to {} as {}",
-            take.len(),
-            output.display(),
-            format.describe()
-        );
+/// One take read, edited and written.
+struct Job<'a> {
+    input: &'a Path,
+    output: &'a Path,
+    edit: &'a EditArgs,
+    read: &'a ReadOptions,
+    force: bool,
+}
+
+impl Job<'_> {
+    fn run(&self, format: Format, options: WriteOptions) -> Result<()> {
+        if !recording::is_stdio(self.output) {
+            // Before the work: the write refuses again, atomically, if the file appears meanwhile.
+            output::check_free(self.output, self.force)?;
+        }
+        let take = recording::load(self.input, self.read)?
+            .take
+            .edited(&self.edit.edit())?;
+        recording::write(self.output, format, &take, options, self.force)?;
+        if !recording::is_stdio(self.output) {
+            eprintln!(
+                "wrote {} frames to {} as {}",
+                take.len(),
+                self.output.display(),
+                format.describe()
+            );
+        }
+        Ok(())
     }
-    Ok(())
 }

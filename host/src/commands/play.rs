@@ -18,7 +18,7 @@ use llv_core::pacing::{fixed_offset, FrameClock};
 use llv_core::packet::{FaceFrame, MAX_LEN};
 use llv_core::time::FrameRate;
 
-use crate::args::{parse_rate, resolve, EditArgs, LIVE_LINK_PORT};
+use crate::args::{parse_rate, resolve, EditArgs, ReadArgs, LIVE_LINK_PORT};
 use crate::console;
 use crate::recording;
 use crate::stop;
@@ -50,6 +50,8 @@ pub struct Args {
     restamp: bool,
     #[command(flatten)]
     edit: EditArgs,
+    #[command(flatten)]
+    read: ReadArgs,
 }
 
 /// How a take is played.
@@ -82,7 +84,7 @@ pub struct Report {
 
 /// Runs `llv play`.
 pub fn run(args: Args) -> Result<()> {
-    let loaded = recording::load(&args.file)?;
+    let loaded = recording::load(&args.file, &args.read.options())?;
     let take = loaded.take.edited(&args.edit.edit())?;
     if take.is_empty() {
         bail!("{}: no frames to play", args.file.display());

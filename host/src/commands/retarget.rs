@@ -3,7 +3,7 @@
 //! [`crate::metahuman::retarget`].
 
 use std::collections::HashMap;
-use std::io::BufWriter;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -11,10 +11,11 @@ use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use llv_core::time::Timecode;
 
-use crate::args::CsvArgs;
+use crate::args::{OutputArgs, ReadArgs};
 use crate::metahuman::pose_asset::PoseAsset;
 use crate::metahuman::retarget::{write_curves, Combine, Frame, Retargeter};
-use crate::recording::{self, csv::ImportOptions};
+use crate::output;
+use crate::recording::{self, ReadOptions};
 
 /// What a retargeted file is named after its take: `<take>.metahuman.csv`.
 pub const OUTPUT_SUFFIX: &str = ".metahuman.csv";
@@ -46,12 +47,14 @@ pub struct RetargetArgs {
     #[arg(long)]
     all_curves: bool,
     #[command(flatten)]
-    csv: CsvArgs,
+    read: ReadArgs,
+    #[command(flatten)]
+    out: OutputArgs,
 }
 
 /// Reads a take's frames from a CSV take or a recording of any format.
-pub fn read_take(path: &Path, csv: &ImportOptions) -> Result<Vec<Frame>> {
-    let take = recording::load_with(path, csv)?.take;
+pub fn read_take(path: &Path, options: &ReadOptions) -> Result<Vec<Frame>> {
+    let take = recording::load(path, options)?.take;
     Ok(take
         .frames()
         .map(|p| Frame {
@@ -168,31 +171,34 @@ fn shift(frames: &mut [Frame], start: Timecode) -> Result<()> {
     Ok(())
 }
 
-/// Retargets one take into `output`; returns its frame count.
-fn retarget_take(
-    input: &Path,
-    output: &Path,
-    map: &Retargeter,
-    start: &Start,
-    csv: &ImportOptions,
-) -> Result<usize> {
+/// What every take of a run shares.
+struct Job<'a> {
+    map: &'a Retargeter,
+    start: &'a Start,
+    read: &'a ReadOptions,
+    force: bool,
+}
+
+/// Retargets one take into `output` (written atomically, replaced only with
+/// `--force`); returns its frame count.
+fn retarget_take(input: &Path, output: &Path, job: &Job<'_>) -> Result<usize> {
     if same_file(input, output) {
         bail!("{}: the output would overwrite the take", output.display());
     }
-    let mut frames = read_take(input, csv)?;
+    output::check_free(output, job.force)?;
+    let mut frames = read_take(input, job.read)?;
     if frames.is_empty() {
         bail!("{}: no frames", input.display());
     }
-    if let Some(tc) = start.for_take(input)? {
+    if let Some(tc) = job.start.for_take(input)? {
         shift(&mut frames, tc).with_context(|| input.display().to_string())?;
     }
     if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    let file = std::fs::File::create(output)
-        .with_context(|| format!("cannot create {}", output.display()))?;
-    write_curves(&frames, map, &mut BufWriter::new(file))
-        .with_context(|| format!("writing {}", output.display()))?;
+    output::write_file(output, job.force, |mut out| {
+        write_curves(&frames, job.map, &mut out).map_err(io::Error::other)
+    })?;
     Ok(frames.len())
 }
 
@@ -221,14 +227,20 @@ pub fn run(args: &RetargetArgs) -> Result<ExitCode> {
         },
         (None, None) => Start::AsRecorded,
     };
-    let csv = args.csv.options();
+    let read = args.read.options();
+    let job = Job {
+        map: &map,
+        start: &start,
+        read: &read,
+        force: args.out.force,
+    };
     if !args.input.is_dir() {
         let output = match (&args.output, &args.out_dir) {
             (Some(out), _) => out.clone(),
             (None, Some(dir)) => output_name(&args.input, dir),
             (None, None) => output_name(&args.input, args.input.parent().unwrap_or(Path::new(""))),
         };
-        let frames = retarget_take(&args.input, &output, &map, &start, &csv)?;
+        let frames = retarget_take(&args.input, &output, &job)?;
         println!(
             "{} -> {}: {frames} frames, {} curves",
             args.input.display(),
@@ -240,16 +252,14 @@ pub fn run(args: &RetargetArgs) -> Result<ExitCode> {
     if args.output.is_some() {
         bail!("-o names one output file; for a folder use --out-dir");
     }
-    batch(args, &map, &start, &csv)
+    batch(args, &job)
 }
 
-/// Every take in the folder `args.input`: a log line each, a summary, no stop on failure.
-fn batch(
-    args: &RetargetArgs,
-    map: &Retargeter,
-    start: &Start,
-    csv: &ImportOptions,
-) -> Result<ExitCode> {
+/// Every take in the folder `args.input`: a log line each, a summary, no stop
+/// on failure. Takes whose outputs would be one file (`A.csv` and
+/// `A.gesichter` both give `A.metahuman.csv`; names compared ignoring case, as
+/// some file systems do) all fail, naming each other, before anything is written.
+fn batch(args: &RetargetArgs, job: &Job<'_>) -> Result<ExitCode> {
     let takes = find_takes(&args.input, args.sync.as_deref())?;
     if takes.is_empty() {
         bail!(
@@ -257,20 +267,46 @@ fn batch(
             args.input.display()
         );
     }
+    let outputs: Vec<PathBuf> = takes
+        .iter()
+        .map(|take| {
+            let relative = take.strip_prefix(&args.input).unwrap_or(take);
+            let dir = match &args.out_dir {
+                Some(out) => out.join(relative.parent().unwrap_or(Path::new(""))),
+                None => take.parent().unwrap_or(Path::new("")).to_path_buf(),
+            };
+            output_name(take, &dir)
+        })
+        .collect();
+    let mut by_output: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, output) in outputs.iter().enumerate() {
+        let key = output.to_string_lossy().to_lowercase();
+        by_output.entry(key).or_default().push(i);
+    }
     let bar = ProgressBar::new(takes.len() as u64).with_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} takes {wide_msg}")
             .expect("valid template"),
     );
     let (mut frames, mut failed) = (0usize, Vec::new());
-    for take in &takes {
+    for (i, (take, output)) in takes.iter().zip(&outputs).enumerate() {
         let relative = take.strip_prefix(&args.input).unwrap_or(take);
         bar.set_message(relative.display().to_string());
-        let dir = match &args.out_dir {
-            Some(out) => out.join(relative.parent().unwrap_or(Path::new(""))),
-            None => take.parent().unwrap_or(Path::new("")).to_path_buf(),
+        let key = output.to_string_lossy().to_lowercase();
+        let others: Vec<String> = by_output[&key]
+            .iter()
+            .filter(|&&j| j != i)
+            .map(|&j| takes[j].display().to_string())
+            .collect();
+        let result = if others.is_empty() {
+            retarget_take(take, output, job)
+        } else {
+            Err(anyhow!(
+                "{} would also be the output of {}: rename one of these takes",
+                output.display(),
+                others.join(", ")
+            ))
         };
-        let output = output_name(take, &dir);
-        match retarget_take(take, &output, map, start, csv) {
+        match result {
             Ok(n) => {
                 frames += n;
                 bar.suspend(|| {
@@ -296,7 +332,7 @@ fn batch(
         "{} of {} takes retargeted ({frames} frames, {} curves each); {} failed{}",
         takes.len() - failed.len(),
         takes.len(),
-        map.curves().len(),
+        job.map.curves().len(),
         failed.len(),
         if failed.is_empty() {
             String::new()
@@ -414,7 +450,7 @@ mod tests {
         let text = llv_core::line::encode(packet, &mut line).unwrap();
         let native = dir.path().join("n.gesichter");
         std::fs::write(&native, format!("# header\n{text}\r\n\n{text}\n")).unwrap();
-        let frames = read_take(&native, &ImportOptions::default()).unwrap();
+        let frames = read_take(&native, &ReadOptions::default()).unwrap();
         assert_eq!(frames, vec![f, f]);
 
         let mut raw = vec![6u8];
@@ -425,10 +461,10 @@ mod tests {
         gz.write_all(&raw).unwrap();
         let llv = dir.path().join("l.gesichter");
         std::fs::write(&llv, gz.finish().unwrap()).unwrap();
-        assert_eq!(read_take(&llv, &ImportOptions::default()).unwrap(), vec![f]);
+        assert_eq!(read_take(&llv, &ReadOptions::default()).unwrap(), vec![f]);
 
         std::fs::write(&native, format!("{text}\nnot base64!\n")).unwrap();
-        let e = read_take(&native, &ImportOptions::default())
+        let e = read_take(&native, &ReadOptions::default())
             .unwrap_err()
             .to_string();
         assert!(e.contains("line 2: column"), "{e}");

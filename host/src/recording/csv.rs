@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
+use super::NONFINITE_HINT;
 use crate::take::{timecode, Take};
 use anyhow::{anyhow, bail, Context, Result};
 use llv_core::blendshape::{self, COUNT};
@@ -57,16 +58,18 @@ enum Column {
     Shape(usize),
 }
 
-/// Reads the CSV take at `path`, its identity from `opts`, `take.json` or its name.
+/// Reads the CSV take at `path`, its identity from `opts`, `take.json` or its
+/// name; a non-finite value is an error.
 pub fn import(path: &Path, opts: &ImportOptions) -> Result<Take> {
     let bytes =
         std::fs::read(path).with_context(|| format!("cannot open CSV take {}", path.display()))?;
-    read(&bytes, &resolve_identity(path, opts)?).with_context(|| path.display().to_string())
+    read(&bytes, &resolve_identity(path, opts)?, false).with_context(|| path.display().to_string())
 }
 
 /// Reads CSV text into a take, one frame per row in file order; a subject or
-/// device id left open in `opts` is empty.
-pub fn read(input: &[u8], opts: &ImportOptions) -> Result<Take> {
+/// device id left open in `opts` is empty. A value that is NaN, infinite or
+/// beyond f32 is an error naming line, row and column unless `allow_nonfinite`.
+pub fn read(input: &[u8], opts: &ImportOptions, allow_nonfinite: bool) -> Result<Take> {
     let rate = opts.rate;
     let subject = opts.subject.as_deref().unwrap_or_default();
     let device_id = opts.device_id.as_deref().unwrap_or_default();
@@ -118,13 +121,18 @@ pub fn read(input: &[u8], opts: &ImportOptions) -> Result<Take> {
                     }
                 }
                 Column::Shape(i) => {
-                    frame.blendshapes[i] = field.trim().parse().map_err(|_| {
-                        anyhow!(
-                            "{} ({}): `{field}` is not a number",
-                            at(col),
-                            blendshape::NAMES[i]
-                        )
-                    })?;
+                    let name = blendshape::NAMES[i];
+                    let value: f32 = field
+                        .trim()
+                        .parse()
+                        .map_err(|_| anyhow!("{} ({name}): `{field}` is not a number", at(col)))?;
+                    if !value.is_finite() && !allow_nonfinite {
+                        bail!(
+                            "{} ({name}): `{field}` is not a finite f32 ({NONFINITE_HINT})",
+                            at(col)
+                        );
+                    }
+                    frame.blendshapes[i] = value;
                 }
             }
         }
@@ -328,7 +336,7 @@ mod tests {
         text.push('\n');
         text += &row("01:00:00:10.500", |i| format!("{}", i as f32 / 100.0));
         text.push('\n');
-        let take = read(text.as_bytes(), &sd()).unwrap();
+        let take = read(text.as_bytes(), &sd(), false).unwrap();
         let f = take.frames().next().unwrap().frame();
         assert_eq!(f.time.frame_number, 3600 * 60 + 10);
         assert_eq!(f.time.subframe, 0.5);
@@ -338,7 +346,7 @@ mod tests {
     }
 
     fn read_err(text: &str) -> String {
-        format!("{:#}", read(text.as_bytes(), &sd()).unwrap_err())
+        format!("{:#}", read(text.as_bytes(), &sd(), false).unwrap_err())
     }
 
     #[test]
@@ -378,6 +386,20 @@ mod tests {
         let e = read_err(&header().replace(",TongueOut,", ","));
         assert_eq!(e, "line 1: no column for TongueOut");
         assert!(read_err("").contains("empty"));
+        for bad in ["NaN", "inf", "-infinity", "1e39"] {
+            let text = format!(
+                "{}\n{}\n",
+                header(),
+                good.replacen(",0.5,", &format!(",{bad},"), 1)
+            );
+            assert_eq!(
+                read_err(&text),
+                format!("line 2 (row 1), column 3 (EyeBlinkLeft): `{bad}` is not a finite f32 (--allow-nonfinite keeps it)")
+            );
+            let take = read(text.as_bytes(), &sd(), true).unwrap();
+            let value = take.frames().next().unwrap().blendshape(0).unwrap();
+            assert!(!value.is_finite(), "{bad}: {value}");
+        }
         assert!(read_err(&format!("{}\n", header())).contains("no rows"));
     }
 
