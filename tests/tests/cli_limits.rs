@@ -14,6 +14,10 @@ use llv_tests::{example, llv_packets, llv_path};
 const LIMIT_KIB: i64 = 64 * 1024;
 
 /// Runs `llv info FILE`; returns its exit code, standard error and peak RSS in KiB.
+#[allow(
+    clippy::zombie_processes,
+    reason = "reaped by wait4 below, which also gives its rusage"
+)]
 fn info_measured(file: &std::path::Path) -> (Option<i32>, String, i64) {
     let mut child = Command::new(llv_path())
         .arg("info")
