@@ -30,6 +30,10 @@ use crate::take::Gaps;
 
 /// Receive buffer asked for, so bursts wait in the kernel rather than being dropped.
 pub const RECEIVE_BUFFER: usize = 8 << 20;
+/// Subjects counted by name; frames of any further subject are counted together.
+pub const MAX_SUBJECTS: usize = 16;
+/// Longest the recorder drains a burst before it flushes, reports and checks its limits again.
+const BURST: Duration = Duration::from_millis(100);
 /// The hint shown when MetaHuman Animator packets arrive.
 const MHA_HINT: &str = "the phone sends MetaHuman Animator packets: switch the Live Link Face app's capture mode to ARKit";
 
@@ -86,8 +90,10 @@ pub struct Counts {
     pub last_invalid: Option<String>,
     /// Receive times of the first and latest frame written.
     pub span: Option<(Instant, Instant)>,
-    /// Frames per subject.
+    /// Frames per subject, for the first [`MAX_SUBJECTS`] subjects seen.
     pub subjects: BTreeMap<String, u64>,
+    /// Frames of the subjects seen after those.
+    pub later_subjects: u64,
 }
 
 impl Counts {
@@ -218,6 +224,12 @@ fn print_summary(counts: &Counts, path: &std::path::Path) -> io::Result<()> {
     for (subject, frames) in &counts.subjects {
         text += &format!("subject {subject:?}: {frames} frames\n");
     }
+    if counts.later_subjects > 0 {
+        text += &format!(
+            "subjects after the first {MAX_SUBJECTS}: {} frames\n",
+            counts.later_subjects
+        );
+    }
     text += &format!(
         "skipped: {} no-face, {} invalid, {} MetaHuman Animator, {} other subject\n",
         counts.no_face, counts.invalid, counts.metahuman, counts.other_subject
@@ -235,8 +247,8 @@ fn print_summary(counts: &Counts, path: &std::path::Path) -> io::Result<()> {
     console::print(&text)
 }
 
-/// Receives into `out` until the limit or `stop`; calls `progress` after each burst and
-/// at least every 100 ms.
+/// Receives into `out` until the limit or `stop`, checked before every datagram;
+/// calls `progress` after each burst (at most [`BURST`] long) and at least every 100 ms.
 pub fn record(
     socket: &UdpSocket,
     out: &mut dyn Write,
@@ -268,9 +280,20 @@ pub fn record(
             }
             Err(e) => return Err(e),
         }
-        // Drain the burst without blocking, then flush once.
+        // Drain the burst without blocking, then flush once. A flood is cut
+        // into bursts, and every datagram waits for the limits to be checked.
         socket.set_nonblocking(true)?;
-        while !full(&counts) {
+        let burst_end = Instant::now() + BURST;
+        loop {
+            let now = Instant::now();
+            let past = |end: Instant| now >= end;
+            if full(&counts)
+                || stop.load(Ordering::Relaxed)
+                || deadline.is_some_and(past)
+                || past(burst_end)
+            {
+                break;
+            }
             match socket.recv(&mut buf) {
                 Ok(n) => take_in(&buf[..n], out, subject, &mut counts, &mut last_time)?,
                 Err(e) if is_timeout(&e) => break,
@@ -330,10 +353,12 @@ fn note_frame(packet: &Packet<'_>, counts: &mut Counts, last_time: &mut Option<F
     if counts.subject != packet.subject() {
         counts.subject = packet.subject().to_string();
     }
+    let named = counts.subjects.len();
     match counts.subjects.get_mut(packet.subject()) {
         Some(n) => *n += 1,
-        None => {
+        None if named < MAX_SUBJECTS => {
             counts.subjects.insert(packet.subject().to_string(), 1);
         }
+        None => counts.later_subjects += 1,
     }
 }
