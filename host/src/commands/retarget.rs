@@ -196,8 +196,8 @@ fn retarget_take(input: &Path, output: &Path, job: &Job<'_>) -> Result<usize> {
     if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    output::write_file(output, job.force, |mut out| {
-        write_curves(&frames, job.map, &mut out).map_err(io::Error::other)
+    output::write_file(output, job.force, |out| {
+        write_curves(&frames, job.map, out).map_err(io::Error::other)
     })?;
     Ok(frames.len())
 }

@@ -12,6 +12,7 @@ use llv_core::blendshape::COUNT;
 use llv_core::time::FrameTime;
 
 use super::pose_asset::PoseAsset;
+use crate::recording::csv::write_row;
 use crate::take::timecode;
 
 /// How the weighted values of the poses driving one curve combine.
@@ -95,21 +96,14 @@ impl Retargeter {
 }
 
 /// Writes `Timecode,<curve>...` and one row per frame (10 decimals).
-pub fn write_curves(frames: &[Frame], map: &Retargeter, out: &mut impl Write) -> Result<()> {
-    use std::fmt::Write as _;
+pub fn write_curves(frames: &[Frame], map: &Retargeter, out: &mut dyn Write) -> Result<()> {
     writeln!(out, "Timecode,{}", map.curves().join(","))?;
     let mut values = vec![0.0; map.curves().len()];
     let mut line = String::with_capacity(16 * values.len());
     for (i, frame) in frames.iter().enumerate() {
         let tc = timecode(i, &frame.time)?;
         map.apply(&frame.shapes, &mut values);
-        line.clear();
-        write!(line, "{tc}")?;
-        for v in &values {
-            write!(line, ",{v:.10}")?;
-        }
-        line.push('\n');
-        out.write_all(line.as_bytes())?;
+        write_row(out, &mut line, format_args!("{tc}"), values.iter().copied())?;
     }
     out.flush()?;
     Ok(())

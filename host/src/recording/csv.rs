@@ -269,15 +269,30 @@ pub fn export<'a>(packets: impl IntoIterator<Item = &'a [u8]>, out: &mut dyn Wri
     for (i, packet) in packets.into_iter().enumerate() {
         let frame = FaceFrame::decode(packet).map_err(|e| anyhow!("frame {}: {e}", i + 1))?;
         let tc = timecode(i, &frame.time)?;
-        line.clear();
-        write!(line, "{tc},{COUNT}")?;
-        for &shape in &order {
-            write!(line, ",{:.10}", f64::from(frame.blendshapes[shape]))?;
-        }
-        line.push('\n');
-        out.write_all(line.as_bytes())?;
+        let values = order
+            .iter()
+            .map(|&shape| f64::from(frame.blendshapes[shape]));
+        write_row(out, &mut line, format_args!("{tc},{COUNT}"), values)?;
     }
     out.flush()?;
+    Ok(())
+}
+
+/// Writes one row as the app prints its values: `lead`, then `,value` with 10
+/// decimals each; `line` is the reused text buffer.
+pub fn write_row(
+    out: &mut dyn Write,
+    line: &mut String,
+    lead: std::fmt::Arguments<'_>,
+    values: impl IntoIterator<Item = f64>,
+) -> Result<()> {
+    line.clear();
+    line.write_fmt(lead)?;
+    for value in values {
+        write!(line, ",{value:.10}")?;
+    }
+    line.push('\n');
+    out.write_all(line.as_bytes())?;
     Ok(())
 }
 
