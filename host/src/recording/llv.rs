@@ -128,7 +128,7 @@ impl<'a> Body<'a> {
             let body = self.offset + got;
             if body > body_limit(read) {
                 bail!(
-                    "{}: gzip: {read} compressed bytes unpack to over {body} bytes, past the \
+                    "{}: gzip: {read} compressed bytes unpacked to {body} bytes, past the \
                      limit of {MAX_RATIO} per compressed byte plus {SLACK}: not a recording \
                      (a gzip bomb?)",
                     self.name
