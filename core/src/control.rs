@@ -15,11 +15,7 @@ use core::fmt;
 use heapless::{String, Vec};
 use serde::{Deserialize, Serialize};
 
-// Transitional: the host still names these through `control` (removed once it moves to `settings`).
-pub use crate::settings::{
-    Autoplay, Setting, Settings, StaticAddress, Target, MAX_CHANGES, MAX_TARGETS, SUBJECT_LEN,
-    TOKEN_LEN,
-};
+use crate::settings::{Setting, Settings, Target, MAX_CHANGES, MAX_TARGETS};
 use crate::take::NAME_LEN;
 
 /// The protocol version this code speaks.

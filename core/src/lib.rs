@@ -6,8 +6,9 @@
 //! - [`blendshape`]: the 61 blendshape names in packet order.
 //! - [`time`]: frame times, rates and `HH:MM:SS:FF.fff` timecodes.
 //! - [`line`]: the native recording line (base64 of one packet).
+//! - [`llv_file`]: the frames of an LLV 1.1+ recording's (gunzipped) body.
 //! - [`pacing`]: deadlines of frame `n`, exact over hours.
-//! - [`take`]: the take image the box stores and plays.
+//! - [`take`]: the take image the box stores and plays, and its one builder.
 //! - [`settings`]: the box's settings, as stored, configured and sent.
 //! - [`control`]: the box's control messages (postcard over TCP).
 #![no_std]
@@ -17,6 +18,7 @@
 pub mod blendshape;
 pub mod control;
 pub mod line;
+pub mod llv_file;
 pub mod pacing;
 pub mod packet;
 pub mod settings;

@@ -17,13 +17,18 @@
 //!
 //! Then one 8-byte entry per frame (time in µs from frame 0 as u32, packet
 //! length as u16, reserved u16), then the packets back to back.
+//!
+//! [`build_image`] turns face packets into an image by the one timing rule the
+//! host (`llv flash`) and the firmware's built-in take share.
 
 use core::fmt;
 
 use crc::{Crc, Digest, CRC_32_ISO_HDLC};
 use heapless::String;
 
-use crate::packet::{MAX_LEN, MIN_LEN};
+use crate::pacing::FrameClock;
+use crate::packet::{DecodeError, Packet, MAX_LEN, MIN_LEN};
+use crate::time::FrameRate;
 
 /// The image's first eight bytes.
 pub const MAGIC: [u8; 8] = *b"LLVTAKE\0";
@@ -426,6 +431,94 @@ impl<'b> ImageWriter<'b> {
         header.emit(self.buf)?;
         Ok(self.at)
     }
+}
+
+/// Why face packets could not become a take image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum BuildError {
+    /// Packet `frame` (0-based) is not a valid face frame.
+    Packet {
+        /// Frame index.
+        frame: u32,
+        /// What the decoder found.
+        error: DecodeError,
+    },
+    /// Frame `frame` (or the loop after it, for the last one) plays more than
+    /// `u32::MAX` µs (about 71 minutes) after frame 0.
+    TooLong {
+        /// Frame index.
+        frame: u32,
+    },
+    /// No packet at all.
+    NoFrames,
+    /// More than `u32::MAX` packets.
+    TooManyFrames,
+    /// The image itself refused: a bad name or a buffer that is too small.
+    Image(TakeError),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::Packet { frame, error } => write!(f, "frame {frame}: {error}"),
+            BuildError::TooLong { frame } => write!(
+                f,
+                "frame {frame}: over {} µs (about 71 minutes) after frame 0, too long for one take",
+                u32::MAX
+            ),
+            BuildError::NoFrames => f.write_str("no frames"),
+            BuildError::TooManyFrames => f.write_str("more than 2^32 - 1 frames"),
+            BuildError::Image(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// Builds the take image of `packets` into `buf` (at least [`image_len`] bytes)
+/// and returns its length. The rule, one for the host and the firmware:
+///
+/// - every packet must be a valid face frame, else [`BuildError::Packet`] names
+///   its index: no frame is ever dropped;
+/// - frame times come from the packets' own frame times through a
+///   [`FrameClock`] whose fallback rate is the first frame's rate when it is
+///   valid, else `fallback`;
+/// - the loop period is the last frame's time plus one frame at that fallback rate;
+/// - a time or period past `u32::MAX` µs is [`BuildError::TooLong`] naming the frame.
+pub fn build_image<'p, I>(
+    buf: &mut [u8],
+    name: &str,
+    packets: I,
+    fallback: FrameRate,
+) -> Result<usize, BuildError>
+where
+    I: IntoIterator<Item = &'p [u8]>,
+    I::IntoIter: Clone,
+{
+    let packets = packets.into_iter();
+    let count = u32::try_from(packets.clone().count()).map_err(|_| BuildError::TooManyFrames)?;
+    let mut writer = ImageWriter::new(buf, name, count).map_err(BuildError::Image)?;
+    let mut clock: Option<FrameClock> = None;
+    let mut last = None;
+    for (frame, bytes) in (0..count).zip(packets) {
+        let packet =
+            Packet::new_checked(bytes).map_err(|error| BuildError::Packet { frame, error })?;
+        let time = packet.time();
+        let clock = clock.get_or_insert_with(|| {
+            FrameClock::new(if time.rate.is_valid() {
+                time.rate
+            } else {
+                fallback
+            })
+        });
+        let offset = clock.next(&time).as_micros();
+        let time_us = u32::try_from(offset).map_err(|_| BuildError::TooLong { frame })?;
+        writer.push(time_us, bytes).map_err(BuildError::Image)?;
+        last = Some((frame, time_us, clock.frame_period().as_micros()));
+    }
+    let (frame, time_us, step) = last.ok_or(BuildError::NoFrames)?;
+    let period =
+        u32::try_from(u128::from(time_us) + step).map_err(|_| BuildError::TooLong { frame })?;
+    writer.finish(period).map_err(BuildError::Image)
 }
 
 /// The bytes an image of `frame_count` frames holding `packet_bytes` bytes of packets needs.

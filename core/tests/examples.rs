@@ -3,27 +3,27 @@
 use std::io::Read;
 use std::path::Path;
 
+use llv_core::llv_file::Frames;
 use llv_core::packet::{classify, Datagram, FaceFrame, MAX_LEN};
-use llv_core::take::{ImageWriter, TakeImage};
+use llv_core::take::{build_image, TakeImage};
 use llv_core::{line, time::FrameRate};
 
-/// Reads an LLV 1.1+ file: gzip of u8 version, u32 BE count, then u32 BE length + packet.
+/// The packets of an LLV 1.1+ file, gunzipped here and parsed by `llv_file`.
 fn llv_frames(path: &Path) -> Vec<Vec<u8>> {
-    let mut raw = Vec::new();
+    let mut body = Vec::new();
     flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_end(&mut raw)
+        .read_to_end(&mut body)
         .unwrap();
-    assert_eq!(raw[0], 6, "{}", path.display());
-    let count = u32::from_be_bytes(raw[1..5].try_into().unwrap()) as usize;
-    let mut at = 5;
-    let mut frames = Vec::with_capacity(count);
-    for _ in 0..count {
-        let len = u32::from_be_bytes(raw[at..at + 4].try_into().unwrap()) as usize;
-        frames.push(raw[at + 4..at + 4 + len].to_vec());
-        at += 4 + len;
-    }
-    assert_eq!(at, raw.len());
-    frames
+    let frames = Frames::new(&body).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let count = frames.announced() as usize;
+    let packets: Vec<Vec<u8>> = frames
+        .map(|f| match f {
+            Ok(f) => f.packet.to_vec(),
+            Err(e) => panic!("{}: {e}", path.display()),
+        })
+        .collect();
+    assert_eq!(packets.len(), count, "{}", path.display());
+    packets
 }
 
 fn examples() -> Vec<(String, Vec<Vec<u8>>)> {
@@ -102,16 +102,11 @@ fn take_image_of_dao_holds_every_packet() {
         .1;
     let len = llv_core::take::image_len(180, dao.iter().map(Vec::len).sum());
     let mut buf = vec![0u8; len];
-    let mut w = ImageWriter::new(&mut buf, "dao", 180).unwrap();
-    let mut clock = llv_core::pacing::FrameClock::new(FrameRate::FPS_60);
-    let mut last = 0;
-    for p in &dao {
-        let t = FaceFrame::decode(p).unwrap().time;
-        last = clock.next(&t).as_micros() as u32;
-        w.push(last, p).unwrap();
-    }
-    let period = last + clock.frame_period().as_micros() as u32;
-    assert_eq!(w.finish(period).unwrap(), len);
+    let packets = dao.iter().map(Vec::as_slice);
+    assert_eq!(
+        build_image(&mut buf, "dao", packets, FrameRate::FPS_60),
+        Ok(len)
+    );
     let image = TakeImage::parse(&buf).unwrap();
     assert_eq!(image.header().name.as_str(), "dao");
     assert_eq!(image.header().frame_count, 180);
@@ -124,4 +119,5 @@ fn take_image_of_dao_holds_every_packet() {
     // 186 frame intervals at 60 fps (one gap of 8 frames after frame 6), plus the
     // subframe drift 0.23731613 - 0.12192535 of a frame: 3_101_923 µs.
     assert_eq!(frames[179].0.time_us, 3_101_923);
+    assert_eq!(image.header().period_us, 3_101_923 + 16_666);
 }

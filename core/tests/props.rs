@@ -1,4 +1,5 @@
-//! Property tests: valid packets round-trip bit-exact; any bytes classify without panic.
+//! Property tests: valid packets round-trip bit-exact; any bytes classify
+//! without panic, and whatever classifies as a face re-encodes to the same bytes.
 
 use llv_core::line;
 use llv_core::packet::{classify, Datagram, FaceFrame, MAX_LEN, MIN_LEN};
@@ -16,6 +17,27 @@ fn any_frame_parts() -> impl Strategy<Value = (String, String, i32, u32, i32, i3
         any::<i32>(),
         proptest::collection::vec(any::<u32>(), 61),
     )
+}
+
+/// As the fuzz target checks: a face decodes and re-encodes to the identical
+/// bytes; an invalid datagram's error points inside it and prints.
+fn check_classification(bytes: &[u8]) -> Result<(), TestCaseError> {
+    match classify(bytes) {
+        Datagram::Face(_) => {
+            let frame = FaceFrame::decode(bytes).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let mut out = [0u8; MAX_LEN];
+            let len = frame
+                .encode(&mut out)
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(&out[..len], bytes);
+        }
+        Datagram::Invalid(e) => {
+            prop_assert!(e.offset <= bytes.len());
+            prop_assert!(!e.to_string().is_empty());
+        }
+        Datagram::NoFace(_) | Datagram::MetaHumanAnimator(_) => {}
+    }
+    Ok(())
 }
 
 proptest! {
@@ -55,16 +77,12 @@ proptest! {
     }
 
     #[test]
-    fn any_bytes_classify_without_panic(bytes in proptest::collection::vec(any::<u8>(), 0..900)) {
-        // Exactly one classification, and an invalid one prints.
-        if let Datagram::Invalid(e) = classify(&bytes) {
-            prop_assert!(e.offset <= bytes.len());
-            prop_assert!(!e.to_string().is_empty());
-        }
+    fn any_bytes_classify_and_faces_reencode(bytes in proptest::collection::vec(any::<u8>(), 0..900)) {
+        check_classification(&bytes)?;
     }
 
     #[test]
-    fn mutated_packets_classify_without_panic(
+    fn mutated_packets_classify_and_faces_reencode(
         (id, subject, n, sub, num, den, bits) in any_frame_parts(),
         flips in proptest::collection::vec((0usize..MAX_LEN, any::<u8>()), 1..8),
         cut in 0usize..MAX_LEN,
@@ -83,8 +101,8 @@ proptest! {
         for (at, v) in flips {
             buf[at % len] = v;
         }
-        let _ = classify(&buf[..len]);
-        let _ = classify(&buf[..cut.min(len)]);
+        check_classification(&buf[..len])?;
+        check_classification(&buf[..cut.min(len)])?;
     }
 
     #[test]

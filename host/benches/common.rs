@@ -7,7 +7,7 @@ use llv_core::packet::{FaceFrame, MAX_LEN};
 /// through the values of the bundled `examples/dao.gesichter` (real data, realistic floats).
 pub fn take(frames: usize) -> Take {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/dao.gesichter");
-    let dao = llv::recording::read(&path)
+    let dao = llv::recording::read(&path, &Default::default())
         .expect("examples/dao.gesichter")
         .take;
     let sources: Vec<FaceFrame<'_>> = dao.frames().map(|p| p.frame()).collect();

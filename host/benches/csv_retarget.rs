@@ -7,9 +7,10 @@
 use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use llv::csv_take::{self, ImportOptions};
-use llv::pose_asset::PoseAsset;
-use llv::retarget::{self, Combine, Retargeter};
+use llv::commands::retarget::read_take;
+use llv::metahuman::pose_asset::PoseAsset;
+use llv::metahuman::retarget::{write_curves, Combine, Retargeter};
+use llv::recording::csv::{self as csv_take, ImportOptions};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -37,14 +38,14 @@ fn benches(c: &mut Criterion) {
             out
         })
     });
-    let frames = retarget::read_take(&take, &opts).unwrap();
+    let frames = read_take(&take, &Default::default()).unwrap();
     let asset = PoseAsset::load(&map).unwrap();
     for combine in [Combine::Sum, Combine::Max] {
         let r = Retargeter::new(&asset, combine, false);
         group.bench_function(format!("retarget {combine:?} to CSV (frames)"), |b| {
             b.iter(|| {
                 let mut out = Vec::with_capacity(8 << 20);
-                retarget::write_curves(&frames, &r, &mut out).unwrap();
+                write_curves(&frames, &r, &mut out).unwrap();
                 out
             })
         });

@@ -11,7 +11,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use indicatif::ProgressBar;
-use llv::play::{play, Options};
+use llv::commands::play::{play, Options};
 use llv_core::time::FrameRate;
 
 const FRAMES: usize = 661;

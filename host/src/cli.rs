@@ -4,7 +4,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::{boxctl, convert, flash, info, play, record, retarget, sequence};
+use crate::boxctl::{control as boxctl, flash};
+use crate::commands::{convert, info, play, record, retarget, sequence};
 
 /// Record and play back Live Link Face frames.
 #[derive(Parser, Debug)]

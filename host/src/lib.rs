@@ -1,21 +1,23 @@
-//! The `llv` host tool as a library: one module per command over a shared
-//! recording reader and writer. `main.rs` only calls [`cli::main`].
+//! The `llv` host tool as a library. `main.rs` only calls [`cli::main`].
+//!
+//! - [`commands`]: one thin module per command that works on takes
+//!   (record, play, unpack/pack/convert, info, sequence, retarget).
+//! - [`recording`]: every recording format, CSV takes included, behind one
+//!   reader that detects the format and one writer per format.
+//! - [`metahuman`]: the MetaHuman mapping (T3D, pose asset) and the retarget math.
+//! - [`boxctl`]: the playback box: its control client, `llv flash` and `llv box`.
+//! - [`args`]: what commands share (rates, addresses, ports, edits).
+//! - [`output`]: writing a named file: no overwrite unless forced, atomic.
+//! - [`take`]: a take in memory.
 
-pub mod box_client;
+pub mod args;
 pub mod boxctl;
 pub mod cli;
+pub mod commands;
 pub mod console;
-pub mod convert;
-pub mod csv_take;
-pub mod flash;
-pub mod info;
+pub mod metahuman;
+pub mod output;
 pub mod parallel;
-pub mod play;
-pub mod pose_asset;
-pub mod record;
 pub mod recording;
-pub mod retarget;
-pub mod sequence;
 pub mod stop;
-pub mod t3d;
 pub mod take;

@@ -3,6 +3,7 @@
 
 use anyhow::{anyhow, Result};
 use llv_core::packet::{classify, Datagram, DecodeError, FaceFrame, Packet, MAX_LEN};
+use llv_core::time::{FrameTime, Timecode};
 
 /// The device id LLV writes when it anonymises a take.
 pub const ANONYMOUS_DEVICE_ID: &str = "DEADC0DE-1337-1337-1337-CAFEBABE";
@@ -53,7 +54,7 @@ impl Take {
     }
 
     /// The raw packets in order.
-    pub fn packets(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
+    pub fn packets(&self) -> impl ExactSizeIterator<Item = &[u8]> + Clone + '_ {
         self.ends.iter().enumerate().map(move |(i, &end)| {
             let start = if i == 0 { 0 } else { self.ends[i - 1] };
             &self.data[start..end]
@@ -103,6 +104,40 @@ impl Edit {
     fn is_noop(&self) -> bool {
         self.subject.is_none() && !self.anonymize
     }
+}
+
+/// Frame-number gaps: forward jumps of more than one frame at the same rate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Gaps {
+    /// How many jumps.
+    pub gaps: u64,
+    /// Frame numbers missing in them.
+    pub missing: u64,
+}
+
+impl Gaps {
+    /// Counts the step from the frame at `prev` to the frame at `time`.
+    pub fn note(&mut self, prev: &FrameTime, time: &FrameTime) {
+        if prev.rate == time.rate {
+            let step = i64::from(time.frame_number) - i64::from(prev.frame_number);
+            if step > 1 {
+                self.gaps += 1;
+                self.missing += (step - 1) as u64;
+            }
+        }
+    }
+}
+
+/// The timecode of frame `index` (0-based), or an error naming the frame (1-based).
+pub fn timecode(index: usize, time: &FrameTime) -> Result<Timecode> {
+    time.timecode().ok_or_else(|| {
+        anyhow!(
+            "frame {}: frame {} at rate {} has no timecode",
+            index + 1,
+            time.frame_number,
+            time.rate
+        )
+    })
 }
 
 /// Takes for unit tests.

@@ -397,3 +397,24 @@ fn garbage_oversized_and_old_hosts_get_errors_and_the_box_goes_on() {
         serde_json::json!([])
     );
 }
+
+#[test]
+fn status_shows_faults_and_how_to_recover() {
+    let b = SoftBox::start();
+    b.device
+        .lock()
+        .unwrap()
+        .faults
+        .push(llv_core::control::Fault {
+            code: llv_core::control::FaultCode::WatchdogReset,
+            detail: "restarted by the watchdog after a hang".try_into().unwrap(),
+        })
+        .unwrap();
+    b.llv(&["box", &b.addr(), "status"])
+        .success()
+        .stdout(contains(
+            "fault    WatchdogReset: restarted by the watchdog after a hang",
+        ));
+    let status = b.json(&["box", &b.addr(), "status", "--json"]);
+    assert_eq!(status["faults"][0]["code"], "WatchdogReset");
+}

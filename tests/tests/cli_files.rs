@@ -54,9 +54,9 @@ fn pack_of_llv_clear_file_gives_the_example_packets() {
 fn unpack_pack_round_trip_is_byte_exact() {
     let dir = temp();
     for name in ["dao.gesichter", "debug-headyaw.gesichter"] {
-        let clear = dir.path().join("a.json");
-        let packed = dir.path().join("b.gesichter");
-        let again = dir.path().join("c.json");
+        let clear = dir.path().join(format!("{name}.a.json"));
+        let packed = dir.path().join(format!("{name}.b.gesichter"));
+        let again = dir.path().join(format!("{name}.c.json"));
         llv()
             .arg("unpack")
             .arg(example(name))
@@ -261,4 +261,133 @@ fn bad_files_are_errors_naming_file_line_and_field() {
     let binary = dir.path().join("noise.gesichter");
     fs::write(&binary, [0u8, 159, 146, 150, 7, 0]).unwrap();
     llv().arg("info").arg(&binary).assert().failure();
+}
+
+#[test]
+fn writers_refuse_an_existing_output_unless_forced() {
+    let dir = temp();
+    let out = dir.path().join("keep.gesichter");
+    let json = dir.path().join("keep.json");
+    fs::write(&out, "precious\n").unwrap();
+    fs::write(&json, "precious\n").unwrap();
+    let refused = format!("error: {}: exists; --force replaces it", out.display());
+    for args in [
+        vec!["convert", "IN", "OUT"],
+        vec!["pack", "IN", "OUT"],
+        vec!["sequence", "OUT"],
+    ] {
+        let args: Vec<std::ffi::OsString> = args
+            .iter()
+            .map(|a| match *a {
+                "IN" => example("debug-jawopen.gesichter").into_os_string(),
+                "OUT" => out.clone().into_os_string(),
+                other => other.into(),
+            })
+            .collect();
+        llv()
+            .args(&args)
+            .assert()
+            .failure()
+            .stderr(contains(refused.as_str()));
+        assert_eq!(fs::read_to_string(&out).unwrap(), "precious\n", "{args:?}");
+    }
+    llv()
+        .arg("unpack")
+        .arg(example("debug-jawopen.gesichter"))
+        .arg(&json)
+        .assert()
+        .failure()
+        .stderr(contains(format!(
+            "error: {}: exists; --force replaces it",
+            json.display()
+        )));
+    assert_eq!(fs::read_to_string(&json).unwrap(), "precious\n");
+    llv()
+        .args(["convert", "--force"])
+        .arg(example("debug-jawopen.gesichter"))
+        .arg(&out)
+        .assert()
+        .success();
+    assert_eq!(
+        native_packets(&out),
+        llv_packets(&example("debug-jawopen.gesichter"))
+    );
+    // Only the output is there: the temporary file was renamed into place.
+    let mut names: Vec<String> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["keep.gesichter", "keep.json"]);
+}
+
+#[test]
+fn nonfinite_values_are_refused_on_import_unless_allowed() {
+    let dir = temp();
+    let csv = dir.path().join("take.csv");
+    let text = fs::read_to_string(fixture("llf/alex_rom_3.csv")).unwrap();
+    let mut lines: Vec<String> = text.lines().take(4).map(String::from).collect();
+    // Row 2 (line 3), column 5 (EyeLookInLeft): an f32 overflow.
+    let mut cells: Vec<String> = lines[2].split(',').map(String::from).collect();
+    cells[4] = "1e39".into();
+    lines[2] = cells.join(",");
+    fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    let out = dir.path().join("out.gesichter");
+    llv()
+        .arg("convert")
+        .arg(&csv)
+        .arg(&out)
+        .assert()
+        .failure()
+        .stderr(contains(format!(
+            "error: {}: line 3 (row 2), column 5 (EyeLookInLeft): `1e39` is not a finite f32 (--allow-nonfinite keeps it)",
+            csv.display()
+        )));
+    assert!(!out.exists());
+    llv()
+        .args(["convert", "--allow-nonfinite"])
+        .arg(&csv)
+        .arg(&out)
+        .assert()
+        .success();
+    let info = llv()
+        .arg("info")
+        .arg(&out)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let info = String::from_utf8(info).unwrap();
+    assert!(
+        info.contains(
+            "non-finite 1 values (NaN or infinite), the first in frame 1 (EyeLookInLeft)"
+        ),
+        "{info}"
+    );
+    let ranges = info.lines().skip_while(|l| !l.starts_with("blendshape"));
+    assert!(
+        ranges.clone().count() == 62
+            && ranges
+                .clone()
+                .all(|l| !l.contains("inf") && !l.contains("NaN")),
+        "{info}"
+    );
+
+    // Clear JSON: the same refusal, at the value's line and column.
+    let json = dir.path().join("take.json");
+    let clear = fs::read_to_string(fixture("dao.klare-gesichter")).unwrap();
+    let at = clear.find("\"JawOpen\": ").unwrap() + "\"JawOpen\": ".len();
+    let end = at + clear[at..].find(',').unwrap();
+    fs::write(&json, format!("{}-1e39{}", &clear[..at], &clear[end..])).unwrap();
+    llv()
+        .arg("play")
+        .arg(&json)
+        .args(["--to", "127.0.0.1:9"])
+        .assert()
+        .failure()
+        .stderr(contains(format!(
+            "error: {}: frame 0: blendshape \"JawOpen\": -1e39 is not a finite f32 (--allow-nonfinite keeps it) at line 1 column",
+            json.display()
+        )));
 }

@@ -85,8 +85,12 @@ fn every_target_receives_every_frame() {
     }
 }
 
+/// What this can prove on a loaded machine: every frame arrives, and the
+/// player never runs ahead of 60 fps (its last deadline is 65/60 s after its
+/// first, and it cannot finish before it). How close it keeps to 60 fps is
+/// measured by `cargo bench -p llv --bench pacing`, not here.
 #[test]
-fn llv_spelling_and_sixty_fps_timing() {
+fn llv_spelling_sends_every_frame_no_faster_than_sixty_fps() {
     let receiver = UdpSocket::bind("127.0.0.1:0").unwrap();
     let port = receiver.local_addr().unwrap().port().to_string();
     // LLV's spelling: --host H --port P, 66 frames at 60 fps.
@@ -98,17 +102,16 @@ fn llv_spelling_and_sixty_fps_timing() {
     let start = Instant::now();
     play.assert().success();
     let took = start.elapsed().as_secs_f64();
-    // 65 intervals of 1/60 s: about 1.08 s; only the order of magnitude is checked here.
-    assert!((0.9..5.0).contains(&took), "took {took} s");
+    // Never faster than 65 intervals of 1/60 s; slower only by a loaded machine (an order of magnitude at most).
+    assert!((65.0 / 60.0..10.0).contains(&took), "took {took} s");
     receiver
         .set_read_timeout(Some(Duration::from_secs(1)))
         .unwrap();
     let mut buf = [0u8; 2048];
-    let mut received = 0;
-    while received < 66 {
+    let expected = llv_packets(&example("debug-jawopen.gesichter"));
+    for (i, packet) in expected.iter().enumerate() {
         let n = receiver.recv(&mut buf).expect("a frame");
-        assert_eq!(n, 320);
-        received += 1;
+        assert_eq!(&buf[..n], &packet[..], "frame {i}");
     }
 }
 

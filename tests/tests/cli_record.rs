@@ -246,3 +246,72 @@ fn ctrl_c_ends_a_recording_cleanly_with_its_summary() {
     );
     assert_eq!(native_packets(&out), frames);
 }
+
+#[test]
+fn a_flood_of_invented_subjects_stops_on_time_with_a_bounded_summary() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("flood.gesichter");
+    let started = Instant::now();
+    let recorder = Recorder::start(&out, &["--duration", "0.5"]);
+    let addr = recorder.addr();
+    let done = Arc::new(AtomicBool::new(false));
+    let flooding = Arc::clone(&done);
+    let sender = std::thread::spawn(move || {
+        let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let mut packet = face("subject-00000000", 1);
+        let at = packet
+            .windows(16)
+            .position(|w| w == b"subject-00000000")
+            .unwrap()
+            + 8;
+        // An invented subject per datagram, as fast as loopback takes them;
+        // bounded in time (30 s) and count (20 million).
+        let mut state = 0x9E37_79B9_u32;
+        let mut sent = 0u64;
+        let flood_start = Instant::now();
+        while !flooding.load(Ordering::Relaxed)
+            && flood_start.elapsed() < Duration::from_secs(30)
+            && sent < 20_000_000
+        {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            packet[at..at + 8].copy_from_slice(format!("{state:08x}").as_bytes());
+            let _ = socket.send_to(&packet, &addr);
+            sent += 1;
+        }
+        sent
+    });
+    let ended = recorder.wait(Duration::from_secs(20));
+    let took = started.elapsed();
+    done.store(true, Ordering::Relaxed);
+    let sent = sender.join().unwrap();
+    assert!(ended.status.success(), "{}", ended.stderr);
+    // It stopped under the flood: within an order of magnitude of its 0.5 s
+    // (startup included), not when the flood ended.
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    let named = ended.stdout.matches("\nsubject \"").count();
+    assert!(
+        (1..=16).contains(&named),
+        "{named} subjects named:\n{}",
+        ended.stdout
+    );
+    let recorded: u64 = ended
+        .stdout
+        .strip_prefix("recorded ")
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{}", ended.stdout));
+    assert!(recorded > 16 && recorded <= sent, "{recorded} of {sent}");
+    assert!(
+        ended.stdout.contains(&format!(
+            "subjects after the first 16: {} frames",
+            recorded - 16
+        )),
+        "{}",
+        ended.stdout
+    );
+}

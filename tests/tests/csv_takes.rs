@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use llv::csv_take::{self, ImportOptions};
+use llv::recording::csv::{self as csv_take, ImportOptions};
 use llv_core::packet::FaceFrame;
 use llv_core::time::FrameRate;
 use llv_tests::{example, fixture, llv_packets};

@@ -78,15 +78,25 @@ fn outputs_go_to_out_dir_and_are_not_taken_for_takes() {
     let dir = takes();
     std::fs::remove_file(dir.path().join("day2").join("alex_rom_4.csv")).unwrap();
     std::fs::remove_file(dir.path().join("tc.csv")).unwrap();
-    // Run twice beside the takes: the second run must not read the first's outputs.
-    for _ in 0..2 {
-        let (code, stdout, stderr) = run(dir.path(), &[]);
+    // Run twice beside the takes: the second run must not read the first's
+    // outputs, and replaces them only with --force.
+    for extra in [&[][..], &["--force"]] {
+        let (code, stdout, stderr) = run(dir.path(), extra);
         assert_eq!(code, Some(0), "{stdout}\n{stderr}");
         assert!(
             stdout.contains("2 of 2 takes retargeted (4210 frames"),
             "{stdout}"
         );
     }
+    let before = std::fs::read(dir.path().join("dao.metahuman.csv")).unwrap();
+    let (code, stdout, stderr) = run(dir.path(), &[]);
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    let kept = dir.path().join("dao.metahuman.csv");
+    assert!(
+        stderr.contains(&format!("{}: exists; --force replaces it", kept.display())),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&kept).unwrap(), before);
     let out = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("day2").join("more")).unwrap();
     std::fs::copy(
@@ -120,4 +130,44 @@ fn a_folder_wants_out_dir_and_some_takes() {
     assert_eq!(code, Some(1));
     assert!(stderr.contains("for a folder use --out-dir"), "{stderr}");
     assert!(!dir.path().join("alex_rom_3.metahuman.csv").exists());
+}
+
+#[test]
+fn two_takes_with_one_output_both_fail_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture("llf/alex_rom_3.csv"), dir.path().join("A.csv")).unwrap();
+    std::fs::copy(example("dao.gesichter"), dir.path().join("A.gesichter")).unwrap();
+    std::fs::copy(example("dao.gesichter"), dir.path().join("B.gesichter")).unwrap();
+    let (code, stdout, stderr) = run(dir.path(), &[]);
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    let (a_csv, a_llv) = (dir.path().join("A.csv"), dir.path().join("A.gesichter"));
+    let output = dir.path().join("A.metahuman.csv");
+    for (take, other) in [(&a_csv, &a_llv), (&a_llv, &a_csv)] {
+        let line = format!(
+            "FAILED {}: {} would also be the output of {}: rename one of these takes",
+            take.display(),
+            output.display(),
+            other.display()
+        );
+        assert!(stderr.contains(&line), "{line}\n{stderr}");
+    }
+    assert!(!output.exists());
+    // The take that collides with nothing is done.
+    assert_eq!(lines(&dir.path().join("B.metahuman.csv")), 181);
+    assert!(
+        stdout.contains(
+            "1 of 3 takes retargeted (180 frames, 159 curves each); 2 failed: A.csv, A.gesichter"
+        ),
+        "{stdout}"
+    );
+    // No temporary file is left behind.
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["A.csv", "A.gesichter", "B.gesichter", "B.metahuman.csv"]
+    );
 }

@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use llv::pose_asset::PoseAsset;
-use llv::t3d;
+use llv::metahuman::pose_asset::PoseAsset;
+use llv::metahuman::t3d;
 use llv_tests::{example, fixture, llv, llv_packets};
 
 fn alex() -> PathBuf {

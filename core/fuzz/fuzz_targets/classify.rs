@@ -1,9 +1,9 @@
-//! Any datagram, recording line or take image: never a panic; valid packets re-encode identically.
+//! Any datagram, recording line, LLV body or take image: never a panic; valid packets re-encode identically.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use llv_core::packet::{classify, Datagram, MAX_LEN};
-use llv_core::{line, take::TakeImage};
+use llv_core::{line, llv_file::Frames, take::TakeImage};
 
 fuzz_target!(|data: &[u8]| {
     match classify(data) {
@@ -18,4 +18,9 @@ fuzz_target!(|data: &[u8]| {
     let mut out = [0u8; MAX_LEN];
     let _ = line::decode(data, &mut out);
     let _ = TakeImage::parse(data);
+    if let Ok(frames) = Frames::new(data) {
+        for frame in frames.flatten() {
+            assert!(frame.offset + frame.packet.len() <= data.len());
+        }
+    }
 });

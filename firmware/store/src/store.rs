@@ -20,8 +20,9 @@ use core::fmt;
 
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::{String, Vec};
-use llv_core::control::{Settings, TakeInfo, MAX_TAKES};
+use llv_core::control::{TakeInfo, MAX_TAKES};
 use llv_core::packet::MIN_LEN;
+use llv_core::settings::Settings;
 use llv_core::take::{
     FrameEntry, ImageCrc, TakeError, TakeHeader, ENTRY_LEN, HEADER_LEN, NAME_LEN,
 };

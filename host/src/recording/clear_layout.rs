@@ -194,15 +194,17 @@ impl<'a> Cursor<'a> {
         T::try_from(if negative { -value } else { value }).ok()
     }
 
-    /// A finite number in JSON's grammar, rounded to f64 and then to f32 as the general reader does.
+    /// A number in JSON's grammar, rounded to f64 and then to f32 as the
+    /// general reader does; `None` unless that f32 is finite.
     fn float(&mut self) -> Option<f32> {
         let text = self.rest();
         let (value, len): (f64, usize) = fast_float2::parse_partial(text).ok()?;
+        let value = value as f32;
         if !is_json_number(&text[..len]) || !value.is_finite() {
             return None;
         }
         self.at += len;
-        Some(value as f32)
+        Some(value)
     }
 
     /// A JSON string: borrowed when it holds no escape, else decoded by serde_json.

@@ -7,8 +7,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use super::{clear, legacy, llv, native, WriteOptions};
-use crate::csv_take::{self, ImportOptions};
+use super::{clear, csv, legacy, llv, native, ReadOptions, WriteOptions};
 use crate::take::Take;
 
 /// A recording format (FORMATS.md section 3).
@@ -83,21 +82,21 @@ impl Format {
         }
     }
 
-    /// Reads a whole file of this format; `name` is used in errors and warnings, `csv`
-    /// gives a CSV take its rate and identity.
+    /// Reads a whole file of this format; `name` is used in errors and warnings.
     pub fn read(
         self,
         name: &str,
         bytes: &[u8],
-        csv: &ImportOptions,
+        options: &ReadOptions,
         warnings: &mut Vec<String>,
     ) -> Result<Take> {
+        let allow = options.allow_nonfinite;
         match self {
             Format::Native => native::read(name, bytes, warnings),
             Format::Llv => llv::read(name, bytes, warnings),
-            Format::LlvLegacy => legacy::read(name, bytes, warnings),
-            Format::Json => clear::read(name, bytes, warnings),
-            Format::Csv => csv_take::read(bytes, csv).with_context(|| name.to_string()),
+            Format::LlvLegacy => legacy::read(name, bytes, allow, warnings),
+            Format::Json => clear::read(name, bytes, allow, warnings),
+            Format::Csv => csv::read(bytes, &options.csv, allow).with_context(|| name.to_string()),
         }
     }
 
@@ -110,7 +109,7 @@ impl Format {
                 "LLV legacy recordings are read-only; write native, llv or json",
             )),
             Format::Json => clear::write(take, out, options.retain_raw),
-            Format::Csv => csv_take::export(take.packets(), out).map_err(io::Error::other),
+            Format::Csv => csv::export(take.packets(), out).map_err(io::Error::other),
         }
     }
 }

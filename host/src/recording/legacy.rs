@@ -9,17 +9,30 @@ use super::clear::ClearFrame;
 use super::each_line;
 use crate::take::Take;
 
-/// Reads every line; errors name file, line and field. An unterminated last
-/// line that does not decode is a warning (a killed recording) and is skipped.
-pub fn read(name: &str, bytes: &[u8], warnings: &mut Vec<String>) -> Result<Take> {
+/// Reads every line; errors name file, line and field (a value that is not a
+/// finite f32 is one, unless `allow_nonfinite`). An unterminated last line
+/// that does not decode is a warning (a killed recording) and is skipped.
+pub fn read(
+    name: &str,
+    bytes: &[u8],
+    allow_nonfinite: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Take> {
     let mut take = Take::with_capacity(bytes.len() / 3000);
-    each_line(name, bytes, warnings, |text| frame_line(text, &mut take))?;
+    each_line(name, bytes, warnings, |text| {
+        if allow_nonfinite {
+            frame_line::<true>(text, &mut take)
+        } else {
+            frame_line::<false>(text, &mut take)
+        }
+    })?;
     Ok(take)
 }
 
-fn frame_line(text: &[u8], take: &mut Take) -> Result<(), String> {
+fn frame_line<const ALLOW_NONFINITE: bool>(text: &[u8], take: &mut Take) -> Result<(), String> {
     let json = STANDARD.decode(text).map_err(|e| format!("base64: {e}"))?;
-    let frame: ClearFrame<'_> = serde_json::from_slice(&json).map_err(|e| e.to_string())?;
+    let frame: ClearFrame<'_, ALLOW_NONFINITE> =
+        serde_json::from_slice(&json).map_err(|e| e.to_string())?;
     frame.push_to(take)
 }
 

@@ -1,74 +1,156 @@
 //! LLV 1.1+ recordings (FORMATS 3b): gzip of u8 version (6), u32 BE frame
-//! count, then per frame a u32 BE length and the raw packet.
+//! count, then per frame a u32 BE length and the raw packet. The body is
+//! gunzipped here, frame by frame, and read with core's [`llv_file`] steps.
+//!
+//! Memory follows the frames a file really holds: nothing is reserved from
+//! the announced frame count, a frame is read into a fixed 774-byte buffer
+//! after its length is checked, and the body may not grow past
+//! [`MAX_RATIO`] bytes per compressed byte read plus [`SLACK`] (real takes
+//! compress 1.6:1, generated debug takes 28:1; a gzip bomb 1000:1). A body
+//! that does is an error, and so is a header whose frame count alone would be.
 
 use std::io::{self, Read, Write};
 
-use anyhow::{bail, Result};
-use flate2::read::GzDecoder;
+use anyhow::{anyhow, bail, Result};
+use flate2::bufread::GzDecoder;
 use flate2::write::GzEncoder;
 use flate2::Compression;
+use llv_core::llv_file::{self, frame_len, HEADER_LEN, PREFIX_LEN, VERSION};
+use llv_core::packet::{MAX_LEN, MIN_LEN};
 
 use crate::take::Take;
 
-/// The file version LLV writes and reads.
-const VERSION: u8 = 6;
+/// Most body bytes per gzip byte read.
+pub const MAX_RATIO: usize = 64;
+/// Body bytes allowed beyond the ratio (so a small file never trips it).
+pub const SLACK: usize = 1 << 20;
+
+/// The body bytes a gzip input of `compressed` bytes may give.
+fn body_limit(compressed: usize) -> usize {
+    compressed.saturating_mul(MAX_RATIO).saturating_add(SLACK)
+}
 
 /// Reads an LLV recording. A file cut short (a killed LLV) keeps its complete
 /// frames with a warning; a bad frame is an error naming its index and field.
 pub fn read(name: &str, bytes: &[u8], warnings: &mut Vec<String>) -> Result<Take> {
-    let mut raw = Vec::with_capacity(bytes.len() * 8);
-    if let Err(e) = GzDecoder::new(bytes).read_to_end(&mut raw) {
-        if e.kind() != io::ErrorKind::UnexpectedEof {
-            bail!("{name}: gzip: {e}");
-        }
-        warnings.push(format!("{name}: gzip stream ends early (file cut off?)"));
+    let mut body = Body::new(name, bytes);
+    let mut head = [0u8; HEADER_LEN];
+    let got = body.fill(&mut head)?;
+    let count = llv_file::header(&head[..got]).map_err(|e| anyhow!("{name}: {e}"))?;
+    let least = u64::from(count) * (PREFIX_LEN + MIN_LEN) as u64;
+    if least > body_limit(bytes.len()) as u64 {
+        bail!(
+            "{name}: header says {count} frames, at least {least} bytes: more than a {}-byte \
+             gzip file may hold ({MAX_RATIO} bytes per compressed byte plus {SLACK}); \
+             a damaged or forged file",
+            bytes.len()
+        );
     }
-    let Some((&version, rest)) = raw.split_first() else {
-        bail!("{name}: empty LLV recording (no version byte)");
-    };
-    if version != VERSION {
-        bail!("{name}: LLV recording version {version}, expected {VERSION}");
-    }
-    let Some((count, mut rest)) = split_u32(rest) else {
-        bail!("{name}: LLV recording ends inside its frame count");
-    };
-    let mut take = Take::with_capacity(count.min(1 << 20) as usize);
+    let mut take = Take::default();
+    let mut packet = [0u8; MAX_LEN];
+    let mut notes = Vec::new();
     for index in 0..count {
-        let Some((len, after)) = split_u32(rest) else {
-            if !rest.is_empty() {
-                warnings.push(format!(
+        let offset = body.offset;
+        let mut prefix = [0u8; PREFIX_LEN];
+        let got = body.fill(&mut prefix)?;
+        if got < PREFIX_LEN {
+            if got > 0 {
+                notes.push(format!(
                     "{name}: frame {index}: partial length at the end skipped"
                 ));
             }
-            warnings.push(format!(
+            notes.push(format!(
                 "{name}: header says {count} frames, file holds {index}"
             ));
-            return Ok(take);
-        };
-        let Some(packet) = after.get(..len as usize) else {
-            warnings.push(format!(
-                "{name}: frame {index}: partial last frame ({} of {len} bytes) skipped",
-                after.len()
+            break;
+        }
+        let len = frame_len(prefix, index, offset).map_err(|e| anyhow!("{name}: {e}"))?;
+        let got = body.fill(&mut packet[..len])?;
+        if got < len {
+            notes.push(format!(
+                "{name}: frame {index}: partial last frame ({got} of {len} bytes) skipped"
             ));
-            return Ok(take);
-        };
-        if let Err(e) = take.push(packet) {
+            break;
+        }
+        if let Err(e) = take.push(&packet[..len]) {
             bail!("{name}: frame {index}: {e}");
         }
-        rest = &after[len as usize..];
     }
-    if !rest.is_empty() {
-        warnings.push(format!(
-            "{name}: {} bytes after the last of {count} frames ignored",
-            rest.len()
-        ));
+    if take.len() == count as usize {
+        let after = body.rest()?;
+        if after > 0 {
+            notes.push(format!(
+                "{name}: {after} bytes after the last of {count} frames ignored"
+            ));
+        }
     }
+    if body.cut {
+        warnings.push(format!("{name}: gzip stream ends early (file cut off?)"));
+    }
+    warnings.append(&mut notes);
     Ok(take)
 }
 
-fn split_u32(bytes: &[u8]) -> Option<(u32, &[u8])> {
-    let (word, rest) = bytes.split_first_chunk::<4>()?;
-    Some((u32::from_be_bytes(*word), rest))
+/// The gunzipped body, read in pieces; `offset` counts the body bytes read.
+struct Body<'a> {
+    name: &'a str,
+    gz: GzDecoder<&'a [u8]>,
+    file_len: usize,
+    offset: usize,
+    /// The gzip stream ended before its end (a cut file).
+    cut: bool,
+}
+
+impl<'a> Body<'a> {
+    fn new(name: &'a str, file: &'a [u8]) -> Self {
+        Body {
+            name,
+            gz: GzDecoder::new(file),
+            file_len: file.len(),
+            offset: 0,
+            cut: false,
+        }
+    }
+
+    /// Fills `buf` as far as the body goes; returns how many bytes it got.
+    /// Past [`body_limit`] of the gzip bytes read so far, an error.
+    fn fill(&mut self, buf: &mut [u8]) -> Result<usize> {
+        let mut got = 0;
+        while got < buf.len() && !self.cut {
+            match self.gz.read(&mut buf[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => self.cut = true,
+                Err(e) => bail!("{}: gzip: {e}", self.name),
+            }
+            let read = self.file_len - self.gz.get_ref().len();
+            let body = self.offset + got;
+            if body > body_limit(read) {
+                bail!(
+                    "{}: gzip: {read} compressed bytes unpacked to {body} bytes, past the \
+                     limit of {MAX_RATIO} per compressed byte plus {SLACK}: not a recording \
+                     (a gzip bomb?)",
+                    self.name
+                );
+            }
+        }
+        self.offset += got;
+        Ok(got)
+    }
+
+    /// Reads the rest of the body and says how many bytes it held.
+    fn rest(&mut self) -> Result<usize> {
+        let mut chunk = [0u8; 4096];
+        let mut total = 0;
+        loop {
+            let got = self.fill(&mut chunk)?;
+            total += got;
+            if got < chunk.len() {
+                return Ok(total);
+            }
+        }
+    }
 }
 
 /// Writes the take as an LLV gzip recording.
@@ -144,6 +226,73 @@ mod tests {
             err.to_string(),
             "v5.gesichter: frame 1: version at byte 0: version 5, expected 6"
         );
+    }
+
+    /// The body of `frames` copies of one packet under a header announcing `count`.
+    fn repeated(count: u32, frames: usize) -> Vec<u8> {
+        let take = sample_take(1);
+        let packet = take.packets().next().unwrap();
+        let mut raw = vec![VERSION];
+        raw.extend_from_slice(&count.to_be_bytes());
+        for _ in 0..frames {
+            raw.extend_from_slice(&(packet.len() as u32).to_be_bytes());
+            raw.extend_from_slice(packet);
+        }
+        raw
+    }
+
+    #[test]
+    fn bombs_and_lying_headers_are_refused_early() {
+        // Zeros: version 0, seen in the first byte.
+        let zeros = gz(&vec![0u8; 8 << 20]);
+        let err = read_bytes("zeros.gesichter", &zeros)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, "zeros.gesichter: LLV recording version 0, expected 6");
+        // A good header, then zeros: frame 0's length.
+        let mut raw = vec![VERSION];
+        raw.extend_from_slice(&2u32.to_be_bytes());
+        raw.resize(8 << 20, 0);
+        let err = read_bytes("z.gesichter", &gz(&raw))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "z.gesichter: frame 0: length at byte 5: 0 bytes, outside 264..=774"
+        );
+        // Identical valid frames (over 200:1) under a header that may pass:
+        // stopped at the ratio limit, long before the end.
+        let mut best = GzEncoder::new(Vec::new(), Compression::best());
+        best.write_all(&repeated(10_000, 40_000)).unwrap();
+        let bomb = best.finish().unwrap();
+        assert!(bomb.len() * 100 < 40_000 * 310, "{}", bomb.len());
+        let err = read_bytes("bomb.gesichter", &bomb).unwrap_err().to_string();
+        assert!(err.starts_with("bomb.gesichter: gzip: "), "{err}");
+        assert!(
+            err.contains("past the limit of 64 per compressed byte plus 1048576"),
+            "{err}"
+        );
+        // A header claiming 2^32 - 1 frames over three real ones.
+        let mut raw = repeated(u32::MAX, 3);
+        raw[1..5].copy_from_slice(&u32::MAX.to_be_bytes());
+        let err = read_bytes("lie.gesichter", &gz(&raw))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("lie.gesichter: header says 4294967295 frames, at least 1151051235060 bytes: more than a "),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn generated_takes_compress_well_within_the_limit() {
+        // LLV's debug takes compress about 28:1: llv reads its own of 40 000 frames.
+        let take = crate::commands::sequence::sequence(&[17], 40_000, -1.0, 1.0).unwrap();
+        let mut file = Vec::new();
+        write(&take, &mut file).unwrap();
+        let ratio = take.packets().map(|p| p.len() + 4).sum::<usize>() / file.len();
+        assert!((10..MAX_RATIO / 2).contains(&ratio), "{ratio}");
+        assert_eq!(read_bytes("long.gesichter", &file).unwrap().take, take);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 pub mod clear;
 pub mod clear_layout;
+pub mod csv;
 pub mod format;
 pub mod legacy;
 pub mod llv;
@@ -20,8 +21,22 @@ use anyhow::{Context, Result};
 
 pub use format::Format;
 
-use crate::csv_take::{self, ImportOptions};
+use crate::output;
 use crate::take::Take;
+use csv::ImportOptions;
+
+/// What the message about a refused non-finite value adds.
+pub const NONFINITE_HINT: &str = "--allow-nonfinite keeps it";
+
+/// How to read a take: CSV identity and rate, and whether non-finite values pass.
+#[derive(Clone, Debug, Default)]
+pub struct ReadOptions {
+    /// What a CSV take needs (rate, subject, device id).
+    pub csv: ImportOptions,
+    /// Accept NaN, infinities and numbers beyond f32 in CSV and clear JSON
+    /// (refused by default, naming file, line and column).
+    pub allow_nonfinite: bool,
+}
 
 /// A recording read into memory, with the format it was in and any warnings.
 #[derive(Debug)]
@@ -35,12 +50,7 @@ pub struct Loaded {
 }
 
 /// Reads a recording of any format from `path` (`-` is standard input).
-pub fn read(path: &Path) -> Result<Loaded> {
-    read_with(path, &ImportOptions::default())
-}
-
-/// [`read`], with the options a CSV take needs (rate, subject, device id).
-pub fn read_with(path: &Path, csv: &ImportOptions) -> Result<Loaded> {
+pub fn read(path: &Path, options: &ReadOptions) -> Result<Loaded> {
     let name = display_name(path);
     let mut bytes = Vec::new();
     if is_stdio(path) {
@@ -54,26 +64,29 @@ pub fn read_with(path: &Path, csv: &ImportOptions) -> Result<Loaded> {
             .with_context(|| format!("{name}: cannot read"))?;
     }
     let file = (!is_stdio(path)).then_some(path);
-    decode(&name, &bytes, file, csv)
+    decode(&name, &bytes, file, options)
 }
 
-/// Reads a recording of any format from memory; `name` is used in messages.
+/// Reads a recording of any format from memory with the default options; `name` is used in messages.
 pub fn read_bytes(name: &str, bytes: &[u8]) -> Result<Loaded> {
-    decode(name, bytes, None, &ImportOptions::default())
+    decode(name, bytes, None, &ReadOptions::default())
 }
 
 /// Detects the format and reads; a CSV take found at `file` takes its identity
-/// from `take.json` or its file name where `csv` leaves it open.
-fn decode(name: &str, bytes: &[u8], file: Option<&Path>, csv: &ImportOptions) -> Result<Loaded> {
+/// from `take.json` or its file name where `options` leave it open.
+fn decode(name: &str, bytes: &[u8], file: Option<&Path>, options: &ReadOptions) -> Result<Loaded> {
     // Editors on Windows may start a JSON file with a UTF-8 byte order mark.
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let format = Format::detect(bytes).with_context(|| name.to_string())?;
-    let csv = match (format, file) {
-        (Format::Csv, Some(path)) => csv_take::resolve_identity(path, csv)?,
-        _ => csv.clone(),
+    let options = match (format, file) {
+        (Format::Csv, Some(path)) => ReadOptions {
+            csv: csv::resolve_identity(path, &options.csv)?,
+            ..options.clone()
+        },
+        _ => options.clone(),
     };
     let mut warnings = Vec::new();
-    let take = format.read(name, bytes, &csv, &mut warnings)?;
+    let take = format.read(name, bytes, &options, &mut warnings)?;
     Ok(Loaded {
         format,
         take,
@@ -116,23 +129,24 @@ pub struct WriteOptions {
     pub retain_raw: bool,
 }
 
-/// Writes `take` to `path` (`-` is standard output) in `format`.
-pub fn write(path: &Path, format: Format, take: &Take, options: WriteOptions) -> Result<()> {
-    let name = display_name(path);
-    let result = if is_stdio(path) {
-        let stdout = io::stdout();
-        let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-        format
-            .write(take, &mut out, options)
-            .and_then(|()| out.flush())
-    } else {
-        File::create(path).and_then(|file| {
-            let mut out = BufWriter::with_capacity(1 << 16, file);
-            format.write(take, &mut out, options)?;
-            out.flush()
-        })
-    };
-    result.with_context(|| format!("{name}: cannot write"))
+/// Writes `take` to `path` (`-` is standard output) in `format`; a file
+/// through [`output::write_file`] (an existing one is replaced only with `force`).
+pub fn write(
+    path: &Path,
+    format: Format,
+    take: &Take,
+    options: WriteOptions,
+    force: bool,
+) -> Result<()> {
+    if !is_stdio(path) {
+        return output::write_file(path, force, |out| format.write(take, out, options));
+    }
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    format
+        .write(take, &mut out, options)
+        .and_then(|()| out.flush())
+        .context("standard output: cannot write")
 }
 
 /// True for the `-` path that stands for standard input or output.
@@ -149,13 +163,8 @@ fn display_name(path: &Path) -> String {
 }
 
 /// [`read`], printing each warning to standard error.
-pub fn load(path: &Path) -> Result<Loaded> {
-    load_with(path, &ImportOptions::default())
-}
-
-/// [`read_with`], printing each warning to standard error.
-pub fn load_with(path: &Path, csv: &ImportOptions) -> Result<Loaded> {
-    let loaded = read_with(path, csv)?;
+pub fn load(path: &Path, options: &ReadOptions) -> Result<Loaded> {
+    let loaded = read(path, options)?;
     for warning in &loaded.warnings {
         eprintln!("warning: {warning}");
     }

@@ -10,9 +10,10 @@ use llv_core::blendshape::{COUNT, NAMES};
 use llv_core::time::{FrameRate, FrameTime};
 use serde_json::json;
 
+use crate::args::ReadArgs;
 use crate::console;
 use crate::recording::{self, Format};
-use crate::take::Take;
+use crate::take::{Gaps, Take};
 
 /// `llv info FILE`.
 #[derive(clap::Args, Debug)]
@@ -22,6 +23,8 @@ pub struct Args {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    read: ReadArgs,
 }
 
 /// Figures about a take.
@@ -38,20 +41,48 @@ pub struct Stats {
     /// Frames per device id.
     pub devices: BTreeMap<String, u64>,
     /// Forward jumps of more than one frame number (same rate).
-    pub gaps: u64,
-    /// Frame numbers missing in those gaps.
-    pub missing: u64,
+    pub gaps: Gaps,
     /// Places where the frame time goes back or stays.
     pub backwards: u64,
-    /// Per blendshape: min, max, sum.
-    pub shapes: Vec<(f32, f32, f64)>,
+    /// Per blendshape, over its finite values.
+    pub shapes: Vec<Range>,
+    /// Values (blendshapes and subframes) that are NaN or infinite.
+    pub nonfinite: u64,
+    /// The first of them: frame index (0-based) and field.
+    pub first_nonfinite: Option<(u64, &'static str)>,
+}
+
+/// One blendshape's finite values: min, max, sum and how many.
+#[derive(Clone, Copy, Debug)]
+pub struct Range {
+    /// Smallest value.
+    pub min: f32,
+    /// Largest value.
+    pub max: f32,
+    /// Sum of the values.
+    pub sum: f64,
+    /// How many values.
+    pub count: u64,
+}
+
+impl Range {
+    /// The mean, when there is a value.
+    pub fn mean(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.sum / self.count as f64)
+    }
 }
 
 impl Stats {
     /// Gathers the figures of `take`.
     pub fn of(take: &Take) -> Stats {
+        let empty = Range {
+            min: f32::INFINITY,
+            max: f32::NEG_INFINITY,
+            sum: 0.0,
+            count: 0,
+        };
         let mut stats = Stats {
-            shapes: vec![(f32::INFINITY, f32::NEG_INFINITY, 0.0); COUNT],
+            shapes: vec![empty; COUNT],
             ..Stats::default()
         };
         let mut prev: Option<FrameTime> = None;
@@ -69,19 +100,26 @@ impl Stats {
                     Some(s) if s <= 0.0 => stats.backwards += 1,
                     _ => {}
                 }
-                if p.rate == time.rate {
-                    let step = i64::from(time.frame_number) - i64::from(p.frame_number);
-                    if step > 1 {
-                        stats.gaps += 1;
-                        stats.missing += (step - 1) as u64;
-                    }
-                }
+                stats.gaps.note(&p, &time);
             }
             prev = Some(time);
-            for (slot, value) in stats.shapes.iter_mut().zip(packet.blendshapes()) {
-                slot.0 = slot.0.min(value);
-                slot.1 = slot.1.max(value);
-                slot.2 += f64::from(value);
+            let index = stats.frames - 1;
+            if !time.subframe.is_finite() {
+                stats.nonfinite += 1;
+                stats.first_nonfinite.get_or_insert((index, "sub_frame"));
+            }
+            for ((slot, value), name) in
+                stats.shapes.iter_mut().zip(packet.blendshapes()).zip(NAMES)
+            {
+                if !value.is_finite() {
+                    stats.nonfinite += 1;
+                    stats.first_nonfinite.get_or_insert((index, name));
+                    continue;
+                }
+                slot.min = slot.min.min(value);
+                slot.max = slot.max.max(value);
+                slot.sum += f64::from(value);
+                slot.count += 1;
             }
             stats.first_last = Some((stats.first_last.map_or(time, |(f, _)| f), time));
         }
@@ -104,7 +142,7 @@ impl Stats {
 }
 
 /// `writeln!` into a String, which cannot fail.
-macro_rules! line {
+macro_rules! push_line {
     ($out:expr, $($arg:tt)*) => {{
         let _ = writeln!($out, $($arg)*);
     }};
@@ -126,7 +164,7 @@ fn timecode(time: &FrameTime) -> String {
 
 /// Runs `llv info`.
 pub fn run(args: Args) -> Result<()> {
-    let loaded = recording::load(&args.file)?;
+    let loaded = recording::load(&args.file, &args.read.options())?;
     let stats = Stats::of(&loaded.take);
     let text = if args.json {
         format!("{}\n", to_json(&args.file, loaded.format, &stats))
@@ -142,16 +180,16 @@ fn rate_name((n, d): (i32, i32)) -> String {
 }
 
 fn to_json(file: &std::path::Path, format: Format, stats: &Stats) -> serde_json::Value {
-    let frames = stats.frames.max(1) as f64;
     let shapes: serde_json::Map<String, serde_json::Value> = NAMES
         .iter()
         .zip(&stats.shapes)
         .filter(|_| stats.frames > 0)
-        .map(|(name, (min, max, sum))| {
-            (
-                name.to_string(),
-                json!({"min": min, "max": max, "mean": sum / frames}),
-            )
+        .map(|(name, range)| {
+            let value = match range.mean() {
+                Some(mean) => json!({"min": range.min, "max": range.max, "mean": mean}),
+                None => json!({"min": null, "max": null, "mean": null}),
+            };
+            (name.to_string(), value)
         })
         .collect();
     json!({
@@ -165,9 +203,11 @@ fn to_json(file: &std::path::Path, format: Format, stats: &Stats) -> serde_json:
         "rates": stats.rates.iter().map(|(r, n)| (rate_name(*r), json!(n))).collect::<serde_json::Map<_, _>>(),
         "subjects": stats.subjects,
         "device_ids": stats.devices,
-        "gaps": stats.gaps,
-        "missing_frames": stats.missing,
+        "gaps": stats.gaps.gaps,
+        "missing_frames": stats.gaps.missing,
         "backward_jumps": stats.backwards,
+        "nonfinite_values": stats.nonfinite,
+        "first_nonfinite": stats.first_nonfinite.map(|(frame, field)| json!({"frame": frame, "field": field})),
         "blendshapes": shapes,
     })
 }
@@ -180,11 +220,11 @@ fn text(file: &std::path::Path, format: Format, stats: &Stats) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    line!(out, "file       {}", file.display());
-    line!(out, "format     {}", format.describe());
-    line!(out, "frames     {}", stats.frames);
+    push_line!(out, "file       {}", file.display());
+    push_line!(out, "format     {}", format.describe());
+    push_line!(out, "frames     {}", stats.frames);
     if let Some((first, last)) = stats.first_last {
-        line!(
+        push_line!(
             out,
             "time       frame {} ({}) to {} ({})",
             first.frame_number,
@@ -194,30 +234,38 @@ fn text(file: &std::path::Path, format: Format, stats: &Stats) -> String {
         );
     }
     if let Some(d) = stats.duration() {
-        line!(out, "duration   {d:.3} s");
+        push_line!(out, "duration   {d:.3} s");
     }
     let rates: Vec<String> = stats
         .rates
         .iter()
         .map(|(r, n)| format!("{} fps ({n})", rate_name(*r)))
         .collect();
-    line!(out, "rates      {}", rates.join(", "));
+    push_line!(out, "rates      {}", rates.join(", "));
     if let Some(r) = stats.mean_rate() {
-        line!(out, "mean rate  {r:.3} fps (from frame times)");
+        push_line!(out, "mean rate  {r:.3} fps (from frame times)");
     }
-    line!(out, "subjects   {}", list(&stats.subjects));
-    line!(out, "device ids {}", list(&stats.devices));
-    line!(
+    push_line!(out, "subjects   {}", list(&stats.subjects));
+    push_line!(out, "device ids {}", list(&stats.devices));
+    push_line!(
         out,
         "gaps       {} ({} frames missing), {} backward jumps",
-        stats.gaps,
-        stats.missing,
+        stats.gaps.gaps,
+        stats.gaps.missing,
         stats.backwards
     );
+    if let Some((frame, field)) = stats.first_nonfinite {
+        push_line!(
+            out,
+            "non-finite {} values (NaN or infinite), the first in frame {frame} ({field}); \
+             left out of the ranges below",
+            stats.nonfinite
+        );
+    }
     if stats.frames == 0 {
         return out;
     }
-    line!(
+    push_line!(
         out,
         "{:<20} {:>12} {:>12} {:>12}",
         "blendshape",
@@ -225,12 +273,66 @@ fn text(file: &std::path::Path, format: Format, stats: &Stats) -> String {
         "max",
         "mean"
     );
-    for (name, (min, max, sum)) in NAMES.iter().zip(&stats.shapes) {
-        line!(
-            out,
-            "{name:<20} {min:>12.6} {max:>12.6} {:>12.6}",
-            sum / stats.frames as f64
-        );
+    for (name, range) in NAMES.iter().zip(&stats.shapes) {
+        match range.mean() {
+            Some(mean) => push_line!(
+                out,
+                "{name:<20} {:>12.6} {:>12.6} {mean:>12.6}",
+                range.min,
+                range.max
+            ),
+            None => push_line!(out, "{name:<20} {:>12} {:>12} {:>12}", "-", "-", "-"),
+        }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recording::{read, ReadOptions};
+
+    #[test]
+    fn nonfinite_values_are_counted_and_kept_out_of_the_ranges() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("t.csv");
+        let mut csv_text = crate::recording::csv::HEADER.to_string();
+        for (tc, jaw) in [
+            ("00:00:00:01.000", "0.5"),
+            ("00:00:00:02.000", "NaN"),
+            ("00:00:00:03.000", "inf"),
+        ] {
+            csv_text.push_str(&format!("\n{tc},61"));
+            for name in crate::recording::csv::HEADER.split(',').skip(2) {
+                csv_text.push(',');
+                csv_text.push_str(if name == "JawOpen" { jaw } else { "0.25" });
+            }
+        }
+        std::fs::write(&csv, csv_text + "\n").unwrap();
+        let options = ReadOptions {
+            allow_nonfinite: true,
+            ..ReadOptions::default()
+        };
+        let stats = Stats::of(&read(&csv, &options).unwrap().take);
+        assert_eq!(stats.nonfinite, 2);
+        assert_eq!(stats.first_nonfinite, Some((1, "JawOpen")));
+        let jaw = stats.shapes[llv_core::blendshape::index_of("JawOpen").unwrap()];
+        assert_eq!(
+            (jaw.min, jaw.max, jaw.count, jaw.mean()),
+            (0.5, 0.5, 1, Some(0.5))
+        );
+        let shown = text(&csv, Format::Csv, &stats);
+        assert!(
+            shown.contains("non-finite 2 values (NaN or infinite), the first in frame 1 (JawOpen)"),
+            "{shown}"
+        );
+        let jaw_line = shown.lines().find(|l| l.starts_with("JawOpen ")).unwrap();
+        assert_eq!(
+            jaw_line.split_whitespace().collect::<Vec<_>>(),
+            ["JawOpen", "0.500000", "0.500000", "0.500000"]
+        );
+        let json = to_json(&csv, Format::Csv, &stats);
+        assert_eq!(json["nonfinite_values"], 2);
+        assert_eq!(json["first_nonfinite"]["field"], "JawOpen");
+    }
 }

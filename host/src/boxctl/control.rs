@@ -5,14 +5,16 @@ use std::net::Ipv4Addr;
 use anyhow::{bail, ensure, Context, Result};
 use clap::{Args, Subcommand};
 use heapless::Vec as BoundedVec;
-use llv_core::control::{
-    bounded, Autoplay, Request, Response, Setting, Settings, StaticAddress, Status, TakeInfo,
-    Target, MAX_CHANGES, MAX_TARGETS, SUBJECT_LEN, TOKEN_LEN,
+use llv_core::control::{bounded, Request, Response, Status, TakeInfo};
+use llv_core::settings::{
+    Autoplay, Setting, Settings, StaticAddress, Target, MAX_CHANGES, MAX_TARGETS, SUBJECT_LEN,
+    TOKEN_LEN,
 };
 use llv_core::take::NAME_LEN;
 use serde_json::json;
 
-use crate::box_client::{target, BoxClient};
+use super::client::{target, BoxClient};
+use crate::args::TokenArgs;
 
 /// Arguments of `llv box`.
 #[derive(Args, Debug)]
@@ -20,9 +22,8 @@ pub struct BoxArgs {
     /// The box: HOST[:PORT] (control port 11113 by default).
     #[arg(value_name = "ADDR[:PORT]")]
     pub addr: String,
-    /// The box's shared token, if it has one.
-    #[arg(long, global = true)]
-    pub token: Option<String>,
+    #[command(flatten)]
+    pub token: TokenArgs,
     /// Print the answer as JSON.
     #[arg(long, global = true)]
     pub json: bool,
@@ -70,7 +71,8 @@ pub enum BoxAction {
 
 /// Runs `llv box`.
 pub fn run(args: &BoxArgs) -> Result<()> {
-    let mut client = BoxClient::connect(&args.addr, args.token.as_deref())?;
+    let token = args.token.token()?;
+    let mut client = BoxClient::connect(&args.addr, token.as_deref())?;
     match &args.action {
         BoxAction::Status => {
             let Response::Status(status) = client.call(&Request::Status)? else {
@@ -259,16 +261,31 @@ fn print_status(client: &BoxClient, s: &Status) {
         None => println!("address  none yet"),
     }
     match &s.playing {
-        Some(p) => println!(
-            "playing  {}, frame {}, {} loops done",
-            p.take, p.frame, p.loops_done
-        ),
+        Some(p) => {
+            println!(
+                "playing  {}, frame {}, {} loops done, {} frames late (latest {:.1} ms)",
+                p.take,
+                p.frame,
+                p.loops_done,
+                p.late_frames,
+                f64::from(p.max_late_us) / 1000.0
+            );
+            for t in &p.targets {
+                println!(
+                    "  to {:<21} {} sent, {} dropped",
+                    t.target, t.sent, t.dropped
+                );
+            }
+        }
         None => println!("playing  nothing"),
     }
     println!(
         "flash    {} bytes used, {} free",
         s.used_bytes, s.free_bytes
     );
+    for f in &s.faults {
+        println!("fault    {:?}: {}", f.code, f.detail);
+    }
 }
 
 fn print_list(takes: &[TakeInfo]) {

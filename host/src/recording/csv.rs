@@ -9,7 +9,8 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
-use crate::take::Take;
+use super::NONFINITE_HINT;
+use crate::take::{timecode, Take};
 use anyhow::{anyhow, bail, Context, Result};
 use llv_core::blendshape::{self, COUNT};
 use llv_core::packet::{FaceFrame, MAX_LEN, VERSION};
@@ -49,36 +50,6 @@ impl Default for ImportOptions {
     }
 }
 
-/// Command-line options for reading CSV takes.
-#[derive(clap::Args, Debug, Clone)]
-pub struct CsvArgs {
-    /// Timecode rate of CSV takes: 60, 30, 59.94, 29.97 or N/D.
-    #[arg(long, value_name = "FPS", default_value = "60", value_parser = parse_rate)]
-    pub rate: FrameRate,
-    /// Subject name of CSV takes (default: take.json, else the file name).
-    #[arg(long)]
-    pub subject: Option<String>,
-    /// Device id of CSV takes (default: take.json's deviceModel, else empty).
-    #[arg(long, value_name = "ID")]
-    pub device_id: Option<String>,
-}
-
-impl CsvArgs {
-    /// The import options these flags ask for.
-    pub fn options(&self) -> ImportOptions {
-        ImportOptions {
-            rate: self.rate,
-            subject: self.subject.clone(),
-            device_id: self.device_id.clone(),
-        }
-    }
-}
-
-fn parse_rate(text: &str) -> Result<FrameRate, String> {
-    FrameRate::parse(text)
-        .ok_or_else(|| format!("`{text}` is not a frame rate (60, 30, 59.94, 29.97 or N/D)"))
-}
-
 /// What each CSV column holds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Column {
@@ -87,16 +58,18 @@ enum Column {
     Shape(usize),
 }
 
-/// Reads the CSV take at `path`, its identity from `opts`, `take.json` or its name.
+/// Reads the CSV take at `path`, its identity from `opts`, `take.json` or its
+/// name; a non-finite value is an error.
 pub fn import(path: &Path, opts: &ImportOptions) -> Result<Take> {
     let bytes =
         std::fs::read(path).with_context(|| format!("cannot open CSV take {}", path.display()))?;
-    read(&bytes, &resolve_identity(path, opts)?).with_context(|| path.display().to_string())
+    read(&bytes, &resolve_identity(path, opts)?, false).with_context(|| path.display().to_string())
 }
 
 /// Reads CSV text into a take, one frame per row in file order; a subject or
-/// device id left open in `opts` is empty.
-pub fn read(input: &[u8], opts: &ImportOptions) -> Result<Take> {
+/// device id left open in `opts` is empty. A value that is NaN, infinite or
+/// beyond f32 is an error naming line, row and column unless `allow_nonfinite`.
+pub fn read(input: &[u8], opts: &ImportOptions, allow_nonfinite: bool) -> Result<Take> {
     let rate = opts.rate;
     let subject = opts.subject.as_deref().unwrap_or_default();
     let device_id = opts.device_id.as_deref().unwrap_or_default();
@@ -148,13 +121,18 @@ pub fn read(input: &[u8], opts: &ImportOptions) -> Result<Take> {
                     }
                 }
                 Column::Shape(i) => {
-                    frame.blendshapes[i] = field.trim().parse().map_err(|_| {
-                        anyhow!(
-                            "{} ({}): `{field}` is not a number",
-                            at(col),
-                            blendshape::NAMES[i]
-                        )
-                    })?;
+                    let name = blendshape::NAMES[i];
+                    let value: f32 = field
+                        .trim()
+                        .parse()
+                        .map_err(|_| anyhow!("{} ({name}): `{field}` is not a number", at(col)))?;
+                    if !value.is_finite() && !allow_nonfinite {
+                        bail!(
+                            "{} ({name}): `{field}` is not a finite f32 ({NONFINITE_HINT})",
+                            at(col)
+                        );
+                    }
+                    frame.blendshapes[i] = value;
                 }
             }
         }
@@ -278,18 +256,6 @@ pub fn subject_from_file_name(stem: &str) -> String {
     stem.to_string()
 }
 
-/// The timecode of frame `index` (0-based), or an error naming the frame.
-pub fn timecode(index: usize, time: &FrameTime) -> Result<Timecode> {
-    time.timecode().ok_or_else(|| {
-        anyhow!(
-            "frame {}: frame {} at rate {} has no timecode",
-            index + 1,
-            time.frame_number,
-            time.rate
-        )
-    })
-}
-
 /// Writes packets as a CSV take in the app's layout, which Unreal's
 /// LiveLinkFaceImporter reads: its header, `HH:MM:SS:FF.fff`, 10 decimals.
 pub fn export<'a>(packets: impl IntoIterator<Item = &'a [u8]>, out: &mut dyn Write) -> Result<()> {
@@ -303,15 +269,30 @@ pub fn export<'a>(packets: impl IntoIterator<Item = &'a [u8]>, out: &mut dyn Wri
     for (i, packet) in packets.into_iter().enumerate() {
         let frame = FaceFrame::decode(packet).map_err(|e| anyhow!("frame {}: {e}", i + 1))?;
         let tc = timecode(i, &frame.time)?;
-        line.clear();
-        write!(line, "{tc},{COUNT}")?;
-        for &shape in &order {
-            write!(line, ",{:.10}", f64::from(frame.blendshapes[shape]))?;
-        }
-        line.push('\n');
-        out.write_all(line.as_bytes())?;
+        let values = order
+            .iter()
+            .map(|&shape| f64::from(frame.blendshapes[shape]));
+        write_row(out, &mut line, format_args!("{tc},{COUNT}"), values)?;
     }
     out.flush()?;
+    Ok(())
+}
+
+/// Writes one row as the app prints its values: `lead`, then `,value` with 10
+/// decimals each; `line` is the reused text buffer.
+pub fn write_row(
+    out: &mut dyn Write,
+    line: &mut String,
+    lead: std::fmt::Arguments<'_>,
+    values: impl IntoIterator<Item = f64>,
+) -> Result<()> {
+    line.clear();
+    line.write_fmt(lead)?;
+    for value in values {
+        write!(line, ",{value:.10}")?;
+    }
+    line.push('\n');
+    out.write_all(line.as_bytes())?;
     Ok(())
 }
 
@@ -370,7 +351,7 @@ mod tests {
         text.push('\n');
         text += &row("01:00:00:10.500", |i| format!("{}", i as f32 / 100.0));
         text.push('\n');
-        let take = read(text.as_bytes(), &sd()).unwrap();
+        let take = read(text.as_bytes(), &sd(), false).unwrap();
         let f = take.frames().next().unwrap().frame();
         assert_eq!(f.time.frame_number, 3600 * 60 + 10);
         assert_eq!(f.time.subframe, 0.5);
@@ -380,7 +361,7 @@ mod tests {
     }
 
     fn read_err(text: &str) -> String {
-        format!("{:#}", read(text.as_bytes(), &sd()).unwrap_err())
+        format!("{:#}", read(text.as_bytes(), &sd(), false).unwrap_err())
     }
 
     #[test]
@@ -420,6 +401,20 @@ mod tests {
         let e = read_err(&header().replace(",TongueOut,", ","));
         assert_eq!(e, "line 1: no column for TongueOut");
         assert!(read_err("").contains("empty"));
+        for bad in ["NaN", "inf", "-infinity", "1e39"] {
+            let text = format!(
+                "{}\n{}\n",
+                header(),
+                good.replacen(",0.5,", &format!(",{bad},"), 1)
+            );
+            assert_eq!(
+                read_err(&text),
+                format!("line 2 (row 1), column 3 (EyeBlinkLeft): `{bad}` is not a finite f32 (--allow-nonfinite keeps it)")
+            );
+            let take = read(text.as_bytes(), &sd(), true).unwrap();
+            let value = take.frames().next().unwrap().blendshape(0).unwrap();
+            assert!(!value.is_finite(), "{bad}: {value}");
+        }
         assert!(read_err(&format!("{}\n", header())).contains("no rows"));
     }
 

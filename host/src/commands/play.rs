@@ -6,7 +6,7 @@
 //! and spins for the rest, so the rate never drifts.
 
 use std::io;
-use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
+use std::net::{SocketAddr, UdpSocket};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
@@ -18,14 +18,12 @@ use llv_core::pacing::{fixed_offset, FrameClock};
 use llv_core::packet::{FaceFrame, MAX_LEN};
 use llv_core::time::FrameRate;
 
+use crate::args::{parse_rate, resolve, EditArgs, ReadArgs, LIVE_LINK_PORT};
 use crate::console;
-use crate::convert::EditArgs;
 use crate::recording;
 use crate::stop;
 use crate::take::Take;
 
-/// The port Live Link Face and Unreal use.
-pub const DEFAULT_PORT: u16 = 11111;
 /// How long before a deadline the player stops sleeping and starts spinning.
 const SPIN: Duration = Duration::from_millis(1);
 
@@ -38,7 +36,7 @@ pub struct Args {
     #[arg(long = "to", visible_alias = "host", value_name = "HOST[:PORT]")]
     to: Vec<String>,
     /// Port for targets given without one (LLV's --port).
-    #[arg(long, default_value_t = DEFAULT_PORT)]
+    #[arg(long, default_value_t = LIVE_LINK_PORT)]
     port: u16,
     /// Play at a fixed rate (60, 59.94, 60000/1001...) instead of the take's own frame times.
     #[arg(long, value_parser = parse_rate)]
@@ -52,11 +50,8 @@ pub struct Args {
     restamp: bool,
     #[command(flatten)]
     edit: EditArgs,
-}
-
-fn parse_rate(text: &str) -> Result<FrameRate, String> {
-    FrameRate::parse(text)
-        .ok_or_else(|| format!("{text:?} is not a frame rate (e.g. 60, 59.94, 60000/1001)"))
+    #[command(flatten)]
+    read: ReadArgs,
 }
 
 /// How a take is played.
@@ -89,7 +84,7 @@ pub struct Report {
 
 /// Runs `llv play`.
 pub fn run(args: Args) -> Result<()> {
-    let loaded = recording::load(&args.file)?;
+    let loaded = recording::load(&args.file, &args.read.options())?;
     let take = loaded.take.edited(&args.edit.edit())?;
     if take.is_empty() {
         bail!("{}: no frames to play", args.file.display());
@@ -166,27 +161,6 @@ pub fn run(args: Args) -> Result<()> {
         }
     ))?;
     Ok(())
-}
-
-/// Resolves `HOST`, `HOST:PORT`, `IP`, `IP:PORT` or `[IPv6]:PORT`; `port` fills a missing port.
-/// A name that resolves to several addresses gives its first IPv4 one.
-pub fn resolve(spec: &str, port: u16) -> Result<SocketAddr> {
-    if let Ok(addr) = spec.parse::<SocketAddr>() {
-        return Ok(addr);
-    }
-    if let Ok(ip) = spec.trim_matches(['[', ']']).parse::<std::net::IpAddr>() {
-        return Ok(SocketAddr::new(ip, port));
-    }
-    let with_port = match spec.rsplit_once(':') {
-        Some((_, p)) if p.parse::<u16>().is_ok() => spec.to_string(),
-        _ => format!("{spec}:{port}"),
-    };
-    with_port
-        .to_socket_addrs()
-        .with_context(|| format!("cannot resolve target {spec:?}"))?
-        // IPv4 first: `localhost` should reach a recorder listening on 0.0.0.0.
-        .min_by_key(|addr| addr.is_ipv6())
-        .ok_or_else(|| anyhow!("target {spec:?} resolves to no address"))
 }
 
 /// One UDP socket per address family the targets use.
@@ -319,31 +293,6 @@ fn wait_until(deadline: Instant, stop: &AtomicBool) -> bool {
             thread::sleep((left - SPIN).min(Duration::from_millis(50)));
         } else {
             std::hint::spin_loop();
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn targets_resolve_with_and_without_ports() {
-        let cases = [
-            ("127.0.0.1", "127.0.0.1:11111"),
-            ("127.0.0.1:9000", "127.0.0.1:9000"),
-            ("::1", "[::1]:11111"),
-            ("[::1]", "[::1]:11111"),
-            ("[::1]:9000", "[::1]:9000"),
-            ("localhost", "127.0.0.1:11111"),
-            ("localhost:9000", "127.0.0.1:9000"),
-        ];
-        for (spec, expected) in cases {
-            assert_eq!(
-                resolve(spec, 11111).unwrap().to_string(),
-                expected,
-                "{spec}"
-            );
         }
     }
 }

@@ -10,6 +10,7 @@ use llv_core::blendshape::{find_ignore_case, COUNT, NAMES};
 use llv_core::packet::{FaceFrame, VERSION};
 use llv_core::time::{FrameRate, FrameTime};
 
+use crate::args::OutputArgs;
 use crate::recording::{self, Format, WriteOptions};
 use crate::take::{Take, ANONYMOUS_DEVICE_ID};
 
@@ -43,6 +44,8 @@ pub struct Args {
     /// Output format (default: from OUT's name, else native).
     #[arg(long, value_enum)]
     to: Option<Format>,
+    #[command(flatten)]
+    out: OutputArgs,
 }
 
 /// Runs `llv sequence`.
@@ -65,7 +68,13 @@ pub fn run(args: Args) -> Result<()> {
         .to
         .or_else(|| Format::from_name(&args.output))
         .unwrap_or(Format::Native);
-    recording::write(&args.output, format, &take, WriteOptions::default())?;
+    recording::write(
+        &args.output,
+        format,
+        &take,
+        WriteOptions::default(),
+        args.out.force,
+    )?;
     if !recording::is_stdio(&args.output) {
         eprintln!(
             "wrote {} frames ({} per shape) to {}",

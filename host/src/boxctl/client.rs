@@ -2,14 +2,16 @@
 //! connect, say Hello (with the token), then one request and one response at a time.
 
 use std::io::{Read, Write};
-use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs};
+use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use llv_core::control::{
-    body_len, decode, encode, ErrorCode, Request, Response, Target, CONTROL_PORT, MAX_FRAME,
-    PREFIX_LEN, PROTOCOL_VERSION,
+    body_len, decode, encode, ErrorCode, Request, Response, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
 };
+use llv_core::settings::Target;
+
+use crate::args::{resolve, CONTROL_PORT, LIVE_LINK_PORT};
 
 /// How long to wait for the box to accept a connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -131,34 +133,6 @@ fn name_of(request: &Request<'_>) -> &'static str {
     }
 }
 
-/// Resolves `HOST[:PORT]` (port `default_port` when absent; IPv6 as `[ADDR]:PORT`).
-pub fn resolve(addr: &str, default_port: u16) -> Result<SocketAddr> {
-    if let Ok(socket) = addr.parse::<SocketAddr>() {
-        return Ok(socket);
-    }
-    if let Ok(ip) = addr.parse::<IpAddr>() {
-        return Ok(SocketAddr::new(ip, default_port));
-    }
-    let with_port = if has_port(addr) {
-        addr.to_string()
-    } else {
-        format!("{addr}:{default_port}")
-    };
-    with_port
-        .to_socket_addrs()
-        .with_context(|| format!("cannot resolve {addr}"))?
-        .next()
-        .with_context(|| format!("{addr} resolves to no address"))
-}
-
-fn has_port(addr: &str) -> bool {
-    addr.rsplit_once(':')
-        .is_some_and(|(host, port)| !host.contains(':') && port.parse::<u16>().is_ok())
-}
-
-/// The Live Link Face UDP port, the default for playback targets.
-const LIVE_LINK_PORT: u16 = 11111;
-
 /// A playback target from `HOST[:PORT]` (IPv4, port 11111 by default).
 pub fn target(addr: &str) -> Result<Target> {
     match resolve(addr, LIVE_LINK_PORT)? {
@@ -175,18 +149,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn addresses_take_default_ports() {
-        assert_eq!(
-            resolve("127.0.0.1", 11113).unwrap().to_string(),
-            "127.0.0.1:11113"
-        );
-        assert_eq!(
-            resolve("127.0.0.1:9", 11113).unwrap().to_string(),
-            "127.0.0.1:9"
-        );
-        assert_eq!(resolve("::1", 11113).unwrap().to_string(), "[::1]:11113");
-        assert_eq!(resolve("[::1]:9", 11113).unwrap().to_string(), "[::1]:9");
-        assert_eq!(resolve("localhost:9", 1).unwrap().port(), 9);
+    fn targets_are_ipv4_with_the_live_link_port_by_default() {
         assert_eq!(
             target("127.0.0.1").unwrap(),
             Target {
@@ -194,7 +157,7 @@ mod tests {
                 port: 11111
             }
         );
+        assert_eq!(target("localhost:9").unwrap().port, 9);
         assert!(target("::1").unwrap_err().to_string().contains("IPv4 only"));
-        assert!(resolve("127.0.0.1:99999", 1).is_err());
     }
 }

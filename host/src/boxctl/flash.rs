@@ -6,12 +6,12 @@ use anyhow::{anyhow, bail, ensure, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use llv_core::control::{Request, Response, MAX_CHUNK};
-use llv_core::pacing::FrameClock;
-use llv_core::take::{image_len, ImageWriter, NAME_LEN};
+use llv_core::take::{build_image, image_len, BuildError, NAME_LEN};
 use llv_core::time::FrameRate;
 use serde::Serialize;
 
-use crate::box_client::BoxClient;
+use super::client::BoxClient;
+use crate::args::{ReadArgs, TokenArgs};
 use crate::recording;
 use crate::take::Take;
 
@@ -26,9 +26,10 @@ pub struct FlashArgs {
     /// Take name on the box (default: the file name without extension).
     #[arg(long)]
     pub name: Option<String>,
-    /// The box's shared token, if it has one.
-    #[arg(long)]
-    pub token: Option<String>,
+    #[command(flatten)]
+    pub token: TokenArgs,
+    #[command(flatten)]
+    pub read: ReadArgs,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -54,11 +55,12 @@ pub fn run(args: &FlashArgs) -> Result<()> {
         !name.is_empty() && name.len() <= NAME_LEN,
         "take name {name:?} must be 1..={NAME_LEN} bytes (see --name)"
     );
-    let take = recording::load(&args.file)?.take;
-    let image = build_image(&args.file, &name, &take)?;
+    let take = recording::load(&args.file, &args.read.options())?.take;
+    let image = image_of(&args.file, &name, &take)?;
     let header = llv_core::take::TakeHeader::parse(&image).map_err(|e| anyhow!("{e}"))?;
 
-    let mut client = BoxClient::connect(&args.box_addr, args.token.as_deref())?;
+    let token = args.token.token()?;
+    let mut client = BoxClient::connect(&args.box_addr, token.as_deref())?;
     upload(&mut client, &name, &image, header.crc32)?;
     let Response::List { takes } = client.call(&Request::List)? else {
         bail!("the box answered List with something else");
@@ -130,41 +132,22 @@ fn default_name(file: &Path) -> Result<String> {
     Ok(stem.to_string())
 }
 
-/// Builds the take image: frame times from the packets' own frame times
-/// (re-anchored where they jump back), the loop period one frame after the last.
-fn build_image(file: &Path, name: &str, take: &Take) -> Result<Vec<u8>> {
-    let first = take
-        .frames()
-        .next()
-        .with_context(|| format!("{}: no frames", file.display()))?;
-    let rate = first.time().rate;
-    let mut clock = FrameClock::new(if rate.is_valid() {
-        rate
-    } else {
-        FrameRate::FPS_60
-    });
+/// Builds the take image by core's rule ([`build_image`], 60 fps where the
+/// first frame's rate is invalid); errors name the file and the frame (1-based).
+fn image_of(file: &Path, name: &str, take: &Take) -> Result<Vec<u8>> {
     let frames = u32::try_from(take.len()).context("too many frames")?;
-    let total = image_len(frames, take.packets().map(<[u8]>::len).sum());
-    let mut buf = vec![0u8; total];
-    let mut writer = ImageWriter::new(&mut buf, name, frames).map_err(|e| anyhow!("{e}"))?;
-    let mut last = 0u32;
-    for (i, packet) in take.frames().enumerate() {
-        let offset = clock.next(&packet.time());
-        last = u32::try_from(offset.as_micros()).map_err(|_| {
-            anyhow!(
-                "{}: frame {}: over 71 minutes, too long for one take",
-                file.display(),
-                i + 1
-            )
-        })?;
-        writer
-            .push(last, packet.as_bytes())
-            .map_err(|e| anyhow!("{}: frame {}: {e}", file.display(), i + 1))?;
-    }
-    let period = u128::from(last) + clock.frame_period().as_micros();
-    let len = writer
-        .finish(u32::try_from(period).unwrap_or(u32::MAX))
-        .map_err(|e| anyhow!("{e}"))?;
-    ensure!(len == total, "take image is {len} bytes, expected {total}");
+    let mut buf = vec![0u8; image_len(frames, take.packets().map(<[u8]>::len).sum())];
+    let len = build_image(&mut buf, name, take.packets(), FrameRate::FPS_60).map_err(|e| {
+        let file = file.display();
+        match e {
+            BuildError::Packet { frame, error } => anyhow!("{file}: frame {}: {error}", frame + 1),
+            BuildError::TooLong { frame } => anyhow!(
+                "{file}: frame {}: over 71 minutes, too long for one take",
+                frame + 1
+            ),
+            other => anyhow!("{file}: {other}"),
+        }
+    })?;
+    buf.truncate(len);
     Ok(buf)
 }

@@ -22,13 +22,18 @@ use llv_core::packet::{classify, Datagram, Packet};
 use llv_core::time::FrameTime;
 use socket2::{Domain, Protocol, Socket, Type};
 
+use crate::args::LIVE_LINK_PORT;
 use crate::console;
-use crate::play::DEFAULT_PORT;
 use crate::recording::native;
 use crate::stop;
+use crate::take::Gaps;
 
 /// Receive buffer asked for, so bursts wait in the kernel rather than being dropped.
 pub const RECEIVE_BUFFER: usize = 8 << 20;
+/// Subjects counted by name; frames of any further subject are counted together.
+pub const MAX_SUBJECTS: usize = 16;
+/// Longest the recorder drains a burst before it flushes, reports and checks its limits again.
+const BURST: Duration = Duration::from_millis(100);
 /// The hint shown when MetaHuman Animator packets arrive.
 const MHA_HINT: &str = "the phone sends MetaHuman Animator packets: switch the Live Link Face app's capture mode to ARKit";
 
@@ -42,7 +47,7 @@ pub struct Args {
     #[arg(long, visible_alias = "host", default_value = "0.0.0.0")]
     bind: IpAddr,
     /// UDP port to listen on.
-    #[arg(long, default_value_t = DEFAULT_PORT)]
+    #[arg(long, default_value_t = LIVE_LINK_PORT)]
     port: u16,
     /// Stop after N face frames.
     #[arg(long, value_name = "N", conflicts_with = "duration")]
@@ -77,18 +82,18 @@ pub struct Counts {
     pub metahuman: u64,
     /// Face frames of other subjects (with --subject).
     pub other_subject: u64,
-    /// Places where the frame number jumps forward by more than one.
-    pub gaps: u64,
-    /// Frames missing in those gaps.
-    pub missing: u64,
+    /// Forward jumps of the frame number by more than one.
+    pub gaps: Gaps,
     /// The subject of the latest frame.
     pub subject: String,
     /// The latest invalid datagram's error.
     pub last_invalid: Option<String>,
     /// Receive times of the first and latest frame written.
     pub span: Option<(Instant, Instant)>,
-    /// Frames per subject.
+    /// Frames per subject, for the first [`MAX_SUBJECTS`] subjects seen.
     pub subjects: BTreeMap<String, u64>,
+    /// Frames of the subjects seen after those.
+    pub later_subjects: u64,
 }
 
 impl Counts {
@@ -219,13 +224,19 @@ fn print_summary(counts: &Counts, path: &std::path::Path) -> io::Result<()> {
     for (subject, frames) in &counts.subjects {
         text += &format!("subject {subject:?}: {frames} frames\n");
     }
+    if counts.later_subjects > 0 {
+        text += &format!(
+            "subjects after the first {MAX_SUBJECTS}: {} frames\n",
+            counts.later_subjects
+        );
+    }
     text += &format!(
         "skipped: {} no-face, {} invalid, {} MetaHuman Animator, {} other subject\n",
         counts.no_face, counts.invalid, counts.metahuman, counts.other_subject
     );
     text += &format!(
         "frame-number gaps: {} ({} frames missing)\n",
-        counts.gaps, counts.missing
+        counts.gaps.gaps, counts.gaps.missing
     );
     if let Some(e) = &counts.last_invalid {
         eprintln!("last invalid datagram: {e}");
@@ -236,8 +247,8 @@ fn print_summary(counts: &Counts, path: &std::path::Path) -> io::Result<()> {
     console::print(&text)
 }
 
-/// Receives into `out` until the limit or `stop`; calls `progress` after each burst and
-/// at least every 100 ms.
+/// Receives into `out` until the limit or `stop`, checked before every datagram;
+/// calls `progress` after each burst (at most [`BURST`] long) and at least every 100 ms.
 pub fn record(
     socket: &UdpSocket,
     out: &mut dyn Write,
@@ -269,9 +280,20 @@ pub fn record(
             }
             Err(e) => return Err(e),
         }
-        // Drain the burst without blocking, then flush once.
+        // Drain the burst without blocking, then flush once. A flood is cut
+        // into bursts, and every datagram waits for the limits to be checked.
         socket.set_nonblocking(true)?;
-        while !full(&counts) {
+        let burst_end = Instant::now() + BURST;
+        loop {
+            let now = Instant::now();
+            let past = |end: Instant| now >= end;
+            if full(&counts)
+                || stop.load(Ordering::Relaxed)
+                || deadline.is_some_and(past)
+                || past(burst_end)
+            {
+                break;
+            }
             match socket.recv(&mut buf) {
                 Ok(n) => take_in(&buf[..n], out, subject, &mut counts, &mut last_time)?,
                 Err(e) if is_timeout(&e) => break,
@@ -322,12 +344,8 @@ fn take_in(
 fn note_frame(packet: &Packet<'_>, counts: &mut Counts, last_time: &mut Option<FrameTime>) {
     let now = Instant::now();
     let time = packet.time();
-    if let Some(prev) = last_time.filter(|p| p.rate == time.rate) {
-        let step = i64::from(time.frame_number) - i64::from(prev.frame_number);
-        if step > 1 {
-            counts.gaps += 1;
-            counts.missing += (step - 1) as u64;
-        }
+    if let Some(prev) = last_time {
+        counts.gaps.note(prev, &time);
     }
     *last_time = Some(time);
     counts.frames += 1;
@@ -335,10 +353,12 @@ fn note_frame(packet: &Packet<'_>, counts: &mut Counts, last_time: &mut Option<F
     if counts.subject != packet.subject() {
         counts.subject = packet.subject().to_string();
     }
+    let named = counts.subjects.len();
     match counts.subjects.get_mut(packet.subject()) {
         Some(n) => *n += 1,
-        None => {
+        None if named < MAX_SUBJECTS => {
             counts.subjects.insert(packet.subject().to_string(), 1);
         }
+        None => counts.later_subjects += 1,
     }
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Context, Result};
 use llv_core::blendshape;
 
-use crate::t3d::{self, Object, Value};
+use super::t3d::{self, Object, Value};
 
 /// One ARKit blendshape's pose: the curve deltas it adds at weight 1.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,25 +1,21 @@
-//! `llv retarget`: ARKit blendshapes to MetaHuman curves through an additive
-//! PoseAsset, for one take or a folder of takes.
-//!
-//! Curve `j` of a frame is `rest[j] + sum_i value_i * CurveData[i][j]` (Unreal's
-//! additive pose blend, `--combine sum`) or `rest[j] + max_i value_i * CurveData[i][j]`
-//! (the seed article's method, `--combine max`). `rest` is the base pose's raw
-//! value: 0 on every curve a pose drives, 1 on the rig's resting switches.
+//! `llv retarget`: MetaHuman curves for one take or a folder of takes: the
+//! files, the timelines (`--offset`, `--sync`) and the batch; the math is in
+//! [`crate::metahuman::retarget`].
 
 use std::collections::HashMap;
-use std::io::{BufWriter, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use llv_core::blendshape::COUNT;
+use llv_core::time::Timecode;
 
-use llv_core::time::{FrameTime, Timecode};
-
-use crate::csv_take::{self, CsvArgs, ImportOptions};
-use crate::pose_asset::PoseAsset;
-use crate::recording;
+use crate::args::{OutputArgs, ReadArgs};
+use crate::metahuman::pose_asset::PoseAsset;
+use crate::metahuman::retarget::{write_curves, Combine, Frame, Retargeter};
+use crate::output;
+use crate::recording::{self, ReadOptions};
 
 /// What a retargeted file is named after its take: `<take>.metahuman.csv`.
 pub const OUTPUT_SUFFIX: &str = ".metahuman.csv";
@@ -51,113 +47,14 @@ pub struct RetargetArgs {
     #[arg(long)]
     all_curves: bool,
     #[command(flatten)]
-    csv: CsvArgs,
-}
-
-/// How the weighted values of the poses driving one curve combine.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Combine {
-    /// Their sum: Unreal's additive pose blend.
-    Sum,
-    /// Their maximum: the seed article's MotionBuilder script.
-    Max,
-}
-
-/// One frame of a take: its time and its 61 values in packet order.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Frame {
-    /// When the frame was captured.
-    pub time: FrameTime,
-    /// The blendshape values in packet order.
-    pub shapes: [f32; COUNT],
-}
-
-/// The mapping prepared for evaluation: per output curve, the poses that drive it.
-#[derive(Clone, Debug)]
-pub struct Retargeter {
-    names: Vec<String>,
-    rest: Vec<f64>,
-    terms: Vec<Vec<(usize, f64)>>,
-    pose_count: usize,
-    combine: Combine,
-}
-
-impl Retargeter {
-    /// Keeps the curves some pose drives (a non-zero weight), or all of them.
-    pub fn new(asset: &PoseAsset, combine: Combine, all_curves: bool) -> Self {
-        let mut r = Retargeter {
-            names: Vec::new(),
-            rest: Vec::new(),
-            terms: Vec::new(),
-            pose_count: asset.poses.len(),
-            combine,
-        };
-        for (j, name) in asset.curves.iter().enumerate() {
-            let terms: Vec<(usize, f64)> = asset
-                .poses
-                .iter()
-                .filter(|p| p.weights[j] != 0.0)
-                .map(|p| (p.shape, p.weights[j]))
-                .collect();
-            if all_curves || !terms.is_empty() {
-                r.names.push(name.clone());
-                r.rest.push(asset.rest[j]);
-                r.terms.push(terms);
-            }
-        }
-        r
-    }
-
-    /// The output curve names, in mapping order.
-    pub fn curves(&self) -> &[String] {
-        &self.names
-    }
-
-    /// Evaluates every output curve for one frame's blendshape values.
-    pub fn apply(&self, shapes: &[f32; COUNT], out: &mut [f64]) {
-        for ((slot, terms), rest) in out.iter_mut().zip(&self.terms).zip(&self.rest) {
-            let weighted = terms.iter().map(|&(i, w)| f64::from(shapes[i]) * w);
-            let value = match self.combine {
-                Combine::Sum => weighted.sum(),
-                // The maximum over all poses: those with weight 0 contribute a 0.
-                Combine::Max => {
-                    let floor = if terms.len() < self.pose_count {
-                        0.0
-                    } else {
-                        f64::NEG_INFINITY
-                    };
-                    weighted.fold(floor, f64::max)
-                }
-            };
-            *slot = rest + value;
-        }
-    }
-}
-
-/// Writes `Timecode,<curve>...` and one row per frame (10 decimals).
-pub fn write_curves(frames: &[Frame], map: &Retargeter, out: &mut impl Write) -> Result<()> {
-    use std::fmt::Write as _;
-    writeln!(out, "Timecode,{}", map.curves().join(","))?;
-    let mut values = vec![0.0; map.curves().len()];
-    let mut line = String::with_capacity(16 * values.len());
-    for (i, frame) in frames.iter().enumerate() {
-        let tc = csv_take::timecode(i, &frame.time)?;
-        map.apply(&frame.shapes, &mut values);
-        line.clear();
-        write!(line, "{tc}")?;
-        for v in &values {
-            write!(line, ",{v:.10}")?;
-        }
-        line.push('\n');
-        out.write_all(line.as_bytes())?;
-    }
-    out.flush()?;
-    Ok(())
+    read: ReadArgs,
+    #[command(flatten)]
+    out: OutputArgs,
 }
 
 /// Reads a take's frames from a CSV take or a recording of any format.
-pub fn read_take(path: &Path, csv: &ImportOptions) -> Result<Vec<Frame>> {
-    let take = recording::load_with(path, csv)?.take;
+pub fn read_take(path: &Path, options: &ReadOptions) -> Result<Vec<Frame>> {
+    let take = recording::load(path, options)?.take;
     Ok(take
         .frames()
         .map(|p| Frame {
@@ -274,31 +171,34 @@ fn shift(frames: &mut [Frame], start: Timecode) -> Result<()> {
     Ok(())
 }
 
-/// Retargets one take into `output`; returns its frame count.
-fn retarget_take(
-    input: &Path,
-    output: &Path,
-    map: &Retargeter,
-    start: &Start,
-    csv: &ImportOptions,
-) -> Result<usize> {
+/// What every take of a run shares.
+struct Job<'a> {
+    map: &'a Retargeter,
+    start: &'a Start,
+    read: &'a ReadOptions,
+    force: bool,
+}
+
+/// Retargets one take into `output` (written atomically, replaced only with
+/// `--force`); returns its frame count.
+fn retarget_take(input: &Path, output: &Path, job: &Job<'_>) -> Result<usize> {
     if same_file(input, output) {
         bail!("{}: the output would overwrite the take", output.display());
     }
-    let mut frames = read_take(input, csv)?;
+    output::check_free(output, job.force)?;
+    let mut frames = read_take(input, job.read)?;
     if frames.is_empty() {
         bail!("{}: no frames", input.display());
     }
-    if let Some(tc) = start.for_take(input)? {
+    if let Some(tc) = job.start.for_take(input)? {
         shift(&mut frames, tc).with_context(|| input.display().to_string())?;
     }
     if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    let file = std::fs::File::create(output)
-        .with_context(|| format!("cannot create {}", output.display()))?;
-    write_curves(&frames, map, &mut BufWriter::new(file))
-        .with_context(|| format!("writing {}", output.display()))?;
+    output::write_file(output, job.force, |out| {
+        write_curves(&frames, job.map, out).map_err(io::Error::other)
+    })?;
     Ok(frames.len())
 }
 
@@ -327,14 +227,20 @@ pub fn run(args: &RetargetArgs) -> Result<ExitCode> {
         },
         (None, None) => Start::AsRecorded,
     };
-    let csv = args.csv.options();
+    let read = args.read.options();
+    let job = Job {
+        map: &map,
+        start: &start,
+        read: &read,
+        force: args.out.force,
+    };
     if !args.input.is_dir() {
         let output = match (&args.output, &args.out_dir) {
             (Some(out), _) => out.clone(),
             (None, Some(dir)) => output_name(&args.input, dir),
             (None, None) => output_name(&args.input, args.input.parent().unwrap_or(Path::new(""))),
         };
-        let frames = retarget_take(&args.input, &output, &map, &start, &csv)?;
+        let frames = retarget_take(&args.input, &output, &job)?;
         println!(
             "{} -> {}: {frames} frames, {} curves",
             args.input.display(),
@@ -346,16 +252,14 @@ pub fn run(args: &RetargetArgs) -> Result<ExitCode> {
     if args.output.is_some() {
         bail!("-o names one output file; for a folder use --out-dir");
     }
-    batch(args, &map, &start, &csv)
+    batch(args, &job)
 }
 
-/// Every take in the folder `args.input`: a log line each, a summary, no stop on failure.
-fn batch(
-    args: &RetargetArgs,
-    map: &Retargeter,
-    start: &Start,
-    csv: &ImportOptions,
-) -> Result<ExitCode> {
+/// Every take in the folder `args.input`: a log line each, a summary, no stop
+/// on failure. Takes whose outputs would be one file (`A.csv` and
+/// `A.gesichter` both give `A.metahuman.csv`; names compared ignoring case, as
+/// some file systems do) all fail, naming each other, before anything is written.
+fn batch(args: &RetargetArgs, job: &Job<'_>) -> Result<ExitCode> {
     let takes = find_takes(&args.input, args.sync.as_deref())?;
     if takes.is_empty() {
         bail!(
@@ -363,20 +267,46 @@ fn batch(
             args.input.display()
         );
     }
+    let outputs: Vec<PathBuf> = takes
+        .iter()
+        .map(|take| {
+            let relative = take.strip_prefix(&args.input).unwrap_or(take);
+            let dir = match &args.out_dir {
+                Some(out) => out.join(relative.parent().unwrap_or(Path::new(""))),
+                None => take.parent().unwrap_or(Path::new("")).to_path_buf(),
+            };
+            output_name(take, &dir)
+        })
+        .collect();
+    let mut by_output: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, output) in outputs.iter().enumerate() {
+        let key = output.to_string_lossy().to_lowercase();
+        by_output.entry(key).or_default().push(i);
+    }
     let bar = ProgressBar::new(takes.len() as u64).with_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} takes {wide_msg}")
             .expect("valid template"),
     );
     let (mut frames, mut failed) = (0usize, Vec::new());
-    for take in &takes {
+    for (i, (take, output)) in takes.iter().zip(&outputs).enumerate() {
         let relative = take.strip_prefix(&args.input).unwrap_or(take);
         bar.set_message(relative.display().to_string());
-        let dir = match &args.out_dir {
-            Some(out) => out.join(relative.parent().unwrap_or(Path::new(""))),
-            None => take.parent().unwrap_or(Path::new("")).to_path_buf(),
+        let key = output.to_string_lossy().to_lowercase();
+        let others: Vec<String> = by_output[&key]
+            .iter()
+            .filter(|&&j| j != i)
+            .map(|&j| takes[j].display().to_string())
+            .collect();
+        let result = if others.is_empty() {
+            retarget_take(take, output, job)
+        } else {
+            Err(anyhow!(
+                "{} would also be the output of {}: rename one of these takes",
+                output.display(),
+                others.join(", ")
+            ))
         };
-        let output = output_name(take, &dir);
-        match retarget_take(take, &output, map, start, csv) {
+        match result {
             Ok(n) => {
                 frames += n;
                 bar.suspend(|| {
@@ -402,7 +332,7 @@ fn batch(
         "{} of {} takes retargeted ({frames} frames, {} curves each); {} failed{}",
         takes.len() - failed.len(),
         takes.len(),
-        map.curves().len(),
+        job.map.curves().len(),
         failed.len(),
         if failed.is_empty() {
             String::new()
@@ -440,72 +370,10 @@ fn find_takes(dir: &Path, sync: Option<&Path>) -> Result<Vec<PathBuf>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pose_asset::Pose;
+    use llv_core::blendshape::COUNT;
     use llv_core::packet::{FaceFrame, MAX_LEN};
-    use llv_core::time::FrameRate;
-
-    fn asset() -> PoseAsset {
-        PoseAsset {
-            curves: vec!["a".into(), "b".into(), "idle".into(), "on".into()],
-            rest: vec![0.0, 0.0, 0.0, 1.0],
-            poses: vec![
-                Pose {
-                    name: "JawOpen".into(),
-                    shape: 17,
-                    weights: vec![1.0, 0.5, 0.0, 0.0],
-                },
-                Pose {
-                    name: "EyeBlinkLeft".into(),
-                    shape: 0,
-                    weights: vec![0.0, 0.75, 0.0, 0.0],
-                },
-            ],
-        }
-    }
-
-    fn shapes(jaw: f32, blink: f32) -> [f32; COUNT] {
-        let mut s = [0.0; COUNT];
-        s[17] = jaw;
-        s[0] = blink;
-        s
-    }
-
-    #[test]
-    fn sum_and_max_over_driving_poses() {
-        let sum = Retargeter::new(&asset(), Combine::Sum, false);
-        assert_eq!(sum.curves(), ["a", "b"]);
-        let mut out = [0.0; 2];
-        sum.apply(&shapes(0.5, 0.5), &mut out);
-        assert_eq!(out, [0.5, 0.25 + 0.375]);
-        let max = Retargeter::new(&asset(), Combine::Max, false);
-        max.apply(&shapes(0.5, 0.5), &mut out);
-        assert_eq!(out, [0.5, 0.375]);
-    }
-
-    #[test]
-    fn all_curves_adds_rest_values() {
-        let all = Retargeter::new(&asset(), Combine::Sum, true);
-        assert_eq!(all.curves(), ["a", "b", "idle", "on"]);
-        let mut out = [0.0; 4];
-        all.apply(&shapes(1.0, 0.0), &mut out);
-        assert_eq!(out, [1.0, 0.5, 0.0, 1.0]);
-    }
-
-    #[test]
-    fn max_over_all_poses_lets_negative_weights_floor_at_zero() {
-        let mut a = asset();
-        a.poses[0].weights[1] = -0.5;
-        let max = Retargeter::new(&a, Combine::Max, false);
-        let mut out = [0.0; 2];
-        max.apply(&shapes(1.0, 0.0), &mut out);
-        assert_eq!(out, [1.0, 0.0]);
-        // Every pose drives `b`: the maximum is of the weighted values alone.
-        let mut b = a.clone();
-        b.poses[1].weights[1] = -1.0;
-        let max = Retargeter::new(&b, Combine::Max, false);
-        max.apply(&shapes(1.0, 1.0), &mut out);
-        assert_eq!(out, [1.0, -0.5]);
-    }
+    use llv_core::time::{FrameRate, FrameTime};
+    use std::io::Write;
 
     fn frame(frame_number: i32, subframe: f32) -> Frame {
         Frame {
@@ -582,7 +450,7 @@ mod tests {
         let text = llv_core::line::encode(packet, &mut line).unwrap();
         let native = dir.path().join("n.gesichter");
         std::fs::write(&native, format!("# header\n{text}\r\n\n{text}\n")).unwrap();
-        let frames = read_take(&native, &ImportOptions::default()).unwrap();
+        let frames = read_take(&native, &ReadOptions::default()).unwrap();
         assert_eq!(frames, vec![f, f]);
 
         let mut raw = vec![6u8];
@@ -593,10 +461,10 @@ mod tests {
         gz.write_all(&raw).unwrap();
         let llv = dir.path().join("l.gesichter");
         std::fs::write(&llv, gz.finish().unwrap()).unwrap();
-        assert_eq!(read_take(&llv, &ImportOptions::default()).unwrap(), vec![f]);
+        assert_eq!(read_take(&llv, &ReadOptions::default()).unwrap(), vec![f]);
 
         std::fs::write(&native, format!("{text}\nnot base64!\n")).unwrap();
-        let e = read_take(&native, &ImportOptions::default())
+        let e = read_take(&native, &ReadOptions::default())
             .unwrap_err()
             .to_string();
         assert!(e.contains("line 2: column"), "{e}");

@@ -1,0 +1,194 @@
+//! What several commands share, in one place: frame rates, addresses (one
+//! resolver, one rule), the default ports, the frame edits, the options of
+//! every command that reads a take or writes a file, and the box's token.
+
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+
+use anyhow::{anyhow, bail, Context, Result};
+use llv_core::time::FrameRate;
+
+use crate::recording::csv::ImportOptions;
+use crate::recording::ReadOptions;
+use crate::take::Edit;
+
+pub use llv_core::control::{CONTROL_PORT, LIVE_LINK_PORT};
+
+/// Parses a frame rate for clap: `60`, `59.94`, `29.97` or `N/D` such as `60000/1001`.
+pub fn parse_rate(text: &str) -> Result<FrameRate, String> {
+    FrameRate::parse(text)
+        .ok_or_else(|| format!("{text:?} is not a frame rate (e.g. 60, 59.94, 60000/1001)"))
+}
+
+/// Resolves `HOST`, `HOST:PORT`, `IP`, `IP:PORT`, `[IPv6]` or `[IPv6]:PORT`;
+/// `default_port` fills a missing port. The rule: an IP is used as written; a
+/// name that resolves to several addresses gives its first IPv4 one, else its
+/// first IPv6 one (so `localhost` reaches a listener on 0.0.0.0 and the box,
+/// which speaks IPv4 only).
+pub fn resolve(spec: &str, default_port: u16) -> Result<SocketAddr> {
+    if let Ok(addr) = spec.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    let bare = spec.strip_prefix('[').and_then(|s| s.strip_suffix(']'));
+    if let Ok(ip) = bare.unwrap_or(spec).parse::<IpAddr>() {
+        return Ok(SocketAddr::new(ip, default_port));
+    }
+    let with_port = match spec.rsplit_once(':') {
+        Some((host, port)) if !host.contains(':') && port.parse::<u16>().is_ok() => {
+            spec.to_string()
+        }
+        _ => format!("{spec}:{default_port}"),
+    };
+    let addrs: Vec<SocketAddr> = with_port
+        .to_socket_addrs()
+        .with_context(|| format!("cannot resolve {spec:?}"))?
+        .collect();
+    addrs
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or(addrs.first())
+        .copied()
+        .ok_or_else(|| anyhow!("{spec:?} resolves to no address"))
+}
+
+/// Edits shared by the commands that write frames.
+#[derive(clap::Args, Debug, Clone)]
+pub struct EditArgs {
+    /// Set the subject name of every frame.
+    #[arg(long, value_name = "SUBJECT")]
+    pub rename: Option<String>,
+    /// Replace the device id with LLV's anonymous DEADC0DE-1337-1337-1337-CAFEBABE.
+    #[arg(long)]
+    pub anonymize: bool,
+}
+
+impl EditArgs {
+    /// The edit these flags ask for.
+    pub fn edit(&self) -> Edit {
+        Edit {
+            subject: self.rename.clone(),
+            anonymize: self.anonymize,
+        }
+    }
+}
+
+/// The environment variable `llv box` and `llv flash` take the box's token from.
+pub const TOKEN_ENV: &str = "LLV_BOX_TOKEN";
+
+/// The box's token: `--token`, else the first line of `--token-file`, else
+/// `LLV_BOX_TOKEN` (the last two keep it out of `ps` and shell history).
+#[derive(clap::Args, Debug, Clone)]
+pub struct TokenArgs {
+    /// The box's shared token, if it has one (visible in `ps` and shell history:
+    /// prefer --token-file or LLV_BOX_TOKEN).
+    #[arg(long, global = true, conflicts_with = "token_file")]
+    token: Option<String>,
+    /// Read the box's token from the first line of FILE (surrounding blanks trimmed).
+    #[arg(long, global = true, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+}
+
+impl TokenArgs {
+    /// The token to present, if any.
+    pub fn token(&self) -> Result<Option<String>> {
+        if let Some(token) = &self.token {
+            return Ok(Some(token.clone()));
+        }
+        if let Some(path) = &self.token_file {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("{}: cannot read the token", path.display()))?;
+            let token = text.lines().next().unwrap_or_default().trim();
+            if token.is_empty() {
+                bail!("{}: the first line holds no token", path.display());
+            }
+            return Ok(Some(token.to_string()));
+        }
+        match std::env::var(TOKEN_ENV) {
+            Ok(token) if !token.trim().is_empty() => Ok(Some(token.trim().to_string())),
+            Ok(_) | Err(std::env::VarError::NotPresent) => Ok(None),
+            Err(std::env::VarError::NotUnicode(_)) => bail!("{TOKEN_ENV} is not UTF-8"),
+        }
+    }
+}
+
+/// For the commands that write a named file.
+#[derive(clap::Args, Debug, Clone)]
+pub struct OutputArgs {
+    /// Replace the output file if it exists (it is never overwritten otherwise).
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// How every command that reads a take reads it.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ReadArgs {
+    #[command(flatten)]
+    csv: CsvArgs,
+    /// Accept NaN, infinite values and numbers beyond f32 in CSV and clear JSON
+    /// takes (refused by default, since Unreal would receive them).
+    #[arg(long)]
+    allow_nonfinite: bool,
+}
+
+impl ReadArgs {
+    /// The read options these flags ask for.
+    pub fn options(&self) -> ReadOptions {
+        ReadOptions {
+            csv: self.csv.options(),
+            allow_nonfinite: self.allow_nonfinite,
+        }
+    }
+}
+
+/// How the commands that read a take read a Live Link Face CSV take.
+#[derive(clap::Args, Debug, Clone)]
+pub struct CsvArgs {
+    /// Timecode rate of CSV takes: 60, 30, 59.94, 29.97 or N/D.
+    #[arg(long, value_name = "FPS", default_value = "60", value_parser = parse_rate)]
+    pub rate: FrameRate,
+    /// Subject name of CSV takes (default: take.json, else the file name).
+    #[arg(long)]
+    pub subject: Option<String>,
+    /// Device id of CSV takes (default: take.json's deviceModel, else empty).
+    #[arg(long, value_name = "ID")]
+    pub device_id: Option<String>,
+}
+
+impl CsvArgs {
+    /// The import options these flags ask for.
+    pub fn options(&self) -> ImportOptions {
+        ImportOptions {
+            rate: self.rate,
+            subject: self.subject.clone(),
+            device_id: self.device_id.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_resolve_with_and_without_ports() {
+        let cases = [
+            ("127.0.0.1", "127.0.0.1:11111"),
+            ("127.0.0.1:9000", "127.0.0.1:9000"),
+            ("::1", "[::1]:11111"),
+            ("[::1]", "[::1]:11111"),
+            ("[::1]:9000", "[::1]:9000"),
+            ("localhost", "127.0.0.1:11111"),
+            ("localhost:9000", "127.0.0.1:9000"),
+        ];
+        for (spec, expected) in cases {
+            assert_eq!(
+                resolve(spec, 11111).unwrap().to_string(),
+                expected,
+                "{spec}"
+            );
+        }
+        assert!(resolve("127.0.0.1:99999", 1).is_err());
+        assert!(parse_rate("59.94").is_ok());
+        assert!(parse_rate("fast").unwrap_err().contains("not a frame rate"));
+    }
+}

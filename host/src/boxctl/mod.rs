@@ -1,0 +1,6 @@
+//! The playback box from the host: the control protocol client ([`client`]),
+//! `llv flash` ([`flash`]) and `llv box` ([`control`]).
+
+pub mod client;
+pub mod control;
+pub mod flash;

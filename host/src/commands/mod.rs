@@ -1,0 +1,9 @@
+//! The commands that work on takes, one module each; the box's commands are in
+//! [`crate::boxctl`].
+
+pub mod convert;
+pub mod info;
+pub mod play;
+pub mod record;
+pub mod retarget;
+pub mod sequence;
