@@ -234,10 +234,22 @@ fn an_upload_begin_erases_nothing_until_its_first_bytes() {
     let (erases, written) = (flash.erases, flash.bytes_written);
     let mut store = mount(flash);
     let h = llv_core::take::TakeHeader::parse(&a).unwrap();
-    // A storm of begins that never send data: no erase, no write.
+    // A storm of begins that never send data (each connection then drops): no
+    // erase, no write.
     for _ in 0..1000 {
-        block_on(store.begin_upload("alpha", h.total_len, h.crc32)).unwrap();
+        let id = block_on(store.begin_upload("alpha", h.total_len, h.crc32)).unwrap();
+        store.abort_upload(id);
     }
+    // While one upload is open, another is refused by name.
+    let id = block_on(store.begin_upload("alpha", h.total_len, h.crc32)).unwrap();
+    let busy = block_on(store.begin_upload("beta", h.total_len, h.crc32));
+    assert_eq!(
+        busy,
+        Err(StoreError::Busy {
+            name: "alpha".try_into().unwrap()
+        })
+    );
+    store.abort_upload(id);
     let flash = store.into_flash();
     assert_eq!((flash.erases, flash.bytes_written), (erases, written));
 }
