@@ -120,97 +120,73 @@ where
     D: Device,
 {
     let mut session = Session::new(control.firmware);
-    let ended = converse(
-        io,
-        source,
-        &mut session,
-        control,
-        device,
-        buffers,
-        authenticated,
-    )
+    let ended = async {
+        let ConnectionBuffers { body, out } = buffers;
+        let hello_by = Instant::now() + control.limits.hello;
+        loop {
+            let waiting_until = if authenticated.load(Ordering::Relaxed) {
+                Instant::now() + control.limits.idle
+            } else {
+                hello_by
+            };
+            let mut prefix = [0u8; PREFIX_LEN];
+            match with_deadline(waiting_until, io.read_exact(&mut prefix[..1])).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => return e.into(),
+                Err(_) => return Ended::TimedOut,
+            }
+            let whole_by = Instant::now() + control.limits.frame;
+            let deadline = if authenticated.load(Ordering::Relaxed) {
+                whole_by
+            } else {
+                whole_by.min(hello_by)
+            };
+            let read = with_deadline(deadline, async {
+                io.read_exact(&mut prefix[1..]).await?;
+                let len = body_len(prefix);
+                if len <= MAX_FRAME {
+                    io.read_exact(&mut body[..len]).await?;
+                    return Ok(Some(len));
+                }
+                let mut left = len;
+                while left > 0 {
+                    let n = left.min(body.len());
+                    io.read_exact(&mut body[..n]).await?;
+                    left -= n;
+                }
+                Ok::<_, ReadExactError<T::Error>>(None)
+            })
+            .await;
+            let response = match read {
+                Err(_) => return Ended::TimedOut,
+                Ok(Err(e)) => return e.into(),
+                Ok(Ok(None)) => Session::refuse_oversized(body_len(prefix), out),
+                Ok(Ok(Some(len))) => {
+                    let mut store = control.store.lock().await;
+                    let frame = session
+                        .handle_frame(&body[..len], &mut store, device, out)
+                        .await;
+                    authenticated.store(session.is_authenticated(&store), Ordering::Relaxed);
+                    frame
+                }
+            };
+            let verdict = session.verdict();
+            if verdict == Verdict::Penalize {
+                Timer::after(control.penalties.wrong_token(source)).await;
+            }
+            // No flush: it would wait for the peer's ACK of every response.
+            if io.write_all(response).await.is_err() {
+                return Ended::Failed;
+            }
+            if verdict != Verdict::Continue {
+                // Give the refusal a moment to leave before the caller closes.
+                let _ = io.flush().await;
+                return Ended::Refused;
+            }
+        }
+    }
     .await;
     authenticated.store(false, Ordering::Relaxed);
     session.close(&mut *control.store.lock().await);
     ended
-}
-
-async fn converse<T, M, F, D>(
-    io: &mut T,
-    source: [u8; 4],
-    session: &mut Session,
-    control: &Control<'_, M, F>,
-    device: &mut D,
-    buffers: &mut ConnectionBuffers,
-    authenticated: &AtomicBool,
-) -> Ended
-where
-    T: Read + Write,
-    M: RawMutex,
-    F: NorFlash,
-    D: Device,
-{
-    let ConnectionBuffers { body, out } = buffers;
-    let hello_by = Instant::now() + control.limits.hello;
-    loop {
-        let waiting_until = if authenticated.load(Ordering::Relaxed) {
-            Instant::now() + control.limits.idle
-        } else {
-            hello_by
-        };
-        let mut prefix = [0u8; PREFIX_LEN];
-        match with_deadline(waiting_until, io.read_exact(&mut prefix[..1])).await {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => return e.into(),
-            Err(_) => return Ended::TimedOut,
-        }
-        let whole_by = Instant::now() + control.limits.frame;
-        let deadline = if authenticated.load(Ordering::Relaxed) {
-            whole_by
-        } else {
-            whole_by.min(hello_by)
-        };
-        let read = with_deadline(deadline, async {
-            io.read_exact(&mut prefix[1..]).await?;
-            let len = body_len(prefix);
-            if len <= MAX_FRAME {
-                io.read_exact(&mut body[..len]).await?;
-                return Ok(Some(len));
-            }
-            let mut left = len;
-            while left > 0 {
-                let n = left.min(body.len());
-                io.read_exact(&mut body[..n]).await?;
-                left -= n;
-            }
-            Ok::<_, ReadExactError<T::Error>>(None)
-        })
-        .await;
-        let response = match read {
-            Err(_) => return Ended::TimedOut,
-            Ok(Err(e)) => return e.into(),
-            Ok(Ok(None)) => Session::refuse_oversized(body_len(prefix), out),
-            Ok(Ok(Some(len))) => {
-                let mut store = control.store.lock().await;
-                let frame = session
-                    .handle_frame(&body[..len], &mut store, device, out)
-                    .await;
-                authenticated.store(session.is_authenticated(&store), Ordering::Relaxed);
-                frame
-            }
-        };
-        let verdict = session.verdict();
-        if verdict == Verdict::Penalize {
-            Timer::after(control.penalties.wrong_token(source)).await;
-        }
-        // No flush: it would wait for the peer's ACK of every response.
-        if io.write_all(response).await.is_err() {
-            return Ended::Failed;
-        }
-        if verdict != Verdict::Continue {
-            // Give the refusal a moment to leave before the caller closes.
-            let _ = io.flush().await;
-            return Ended::Refused;
-        }
-    }
 }
