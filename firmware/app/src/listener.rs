@@ -29,6 +29,9 @@ pub const LISTENERS: usize = 3;
 /// TCP receive and send buffer of one connection (frames pass through in parts).
 const SOCKET_BUF: usize = 1024;
 
+/// How long a closing connection may take to deliver its last response.
+const CLOSE_WAIT: Duration = Duration::from_millis(250);
+
 /// Memory for one control connection.
 struct Memory {
     rx: [u8; SOCKET_BUF],
@@ -63,7 +66,9 @@ impl Default for ControlBuffers {
 
 /// What one listening socket is doing, as the others see it.
 struct Slot {
-    /// When its connection opened; `None` while it listens.
+    /// Whether it waits for a connection now.
+    listening: Cell<bool>,
+    /// When its connection opened; `None` while it has none.
     since: Cell<Option<Instant>>,
     authenticated: AtomicBool,
     /// Signalled to drop its connection.
@@ -73,6 +78,7 @@ struct Slot {
 impl Slot {
     const fn new() -> Self {
         Slot {
+            listening: Cell::new(false),
             since: Cell::new(None),
             authenticated: AtomicBool::new(false),
             drop: Signal::new(),
@@ -107,7 +113,10 @@ async fn listen<F: NorFlash>(
     let slot = &slots[me];
     loop {
         let mut socket = TcpSocket::new(stack, &mut memory.rx, &mut memory.tx);
-        if socket.accept(CONTROL_PORT).await.is_err() {
+        slot.listening.set(true);
+        let accepted = socket.accept(CONTROL_PORT).await;
+        slot.listening.set(false);
+        if accepted.is_err() {
             continue;
         }
         slot.drop.reset();
@@ -129,20 +138,24 @@ async fn listen<F: NorFlash>(
             &slot.authenticated,
         );
         match select(served, slot.drop.wait()).await {
-            Either::First(ended) => info!("control connection closed: {}", ended),
+            Either::First(ended) => {
+                info!("control connection closed: {}", ended);
+                // Let the last response leave, briefly: the slot listens again after.
+                socket.close();
+                let _ = embassy_time::with_timeout(CLOSE_WAIT, socket.flush()).await;
+            }
             Either::Second(()) => info!("control connection dropped for a newcomer"),
         }
         slot.since.set(None);
-        socket.close();
-        let _ = embassy_time::with_timeout(Duration::from_secs(1), socket.flush()).await;
         socket.abort();
     }
 }
 
-/// If no slot but `me`'s own is free, drops the oldest connection that has
-/// not said an accepted Hello.
+/// If no other slot listens, drops the oldest connection that has not said an
+/// accepted Hello, so that one listens again (a slot still closing its last
+/// connection does not listen yet).
 fn make_room(slots: &[Slot; LISTENERS], me: usize) {
-    if slots.iter().any(|s| s.since.get().is_none()) {
+    if slots.iter().any(|s| s.listening.get()) {
         return;
     }
     let oldest = slots

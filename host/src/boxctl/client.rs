@@ -25,10 +25,33 @@ pub struct BoxClient {
     buf: Vec<u8>,
 }
 
+/// How often a connection the box reset before its Hello was answered is tried
+/// again: a box whose sockets are all busy drops its oldest idle connection to
+/// make room, which takes it a moment.
+const RETRIES: u32 = 3;
+/// The wait before the first retry; it doubles each time.
+const RETRY_AFTER: Duration = Duration::from_millis(100);
+
 impl BoxClient {
-    /// Connects to `addr` (`HOST[:PORT]`, port 11113 by default) and says Hello.
+    /// Connects to `addr` (`HOST[:PORT]`, port 11113 by default) and says Hello;
+    /// tries again (at most [`RETRIES`] times) when the box resets the connection first.
     pub fn connect(addr: &str, token: Option<&str>) -> Result<BoxClient> {
         let addr = resolve(addr, CONTROL_PORT)?;
+        let mut wait = RETRY_AFTER;
+        for _ in 0..RETRIES {
+            match Self::open(addr, token) {
+                Err(e) if was_reset(&e) => {
+                    std::thread::sleep(wait);
+                    wait *= 2;
+                }
+                opened => return opened,
+            }
+        }
+        Self::open(addr, token)
+    }
+
+    /// One connection and its Hello.
+    fn open(addr: SocketAddr, token: Option<&str>) -> Result<BoxClient> {
         let stream = TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT)
             .with_context(|| format!("cannot reach the box at {addr}"))?;
         stream.set_read_timeout(Some(ANSWER_TIMEOUT))?;
@@ -115,6 +138,20 @@ impl BoxClient {
             )
         })
     }
+}
+
+/// Whether `e` is the box resetting or refusing the connection (no listening socket free).
+fn was_reset(e: &anyhow::Error) -> bool {
+    e.chain()
+        .filter_map(|cause| cause.downcast_ref::<std::io::Error>())
+        .any(|io| {
+            matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::ConnectionRefused
+                    | std::io::ErrorKind::UnexpectedEof
+            )
+        })
 }
 
 fn name_of(request: &Request<'_>) -> &'static str {
