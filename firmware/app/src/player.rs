@@ -116,7 +116,9 @@ pub async fn play<S: FrameSource, K: PacketSink>(
     };
     sink.open(targets);
     let mut buf = [0u8; MAX_LEN];
-    let start = Instant::now();
+    // The schedule starts when the first frame is in hand (a source may read
+    // ahead then), so frame 0 is never late by the time its read took.
+    let mut start = None;
     let mut loop_index: u64 = 0;
     loop {
         if let Loops::Times(n) = loops {
@@ -129,6 +131,7 @@ pub async fn play<S: FrameSource, K: PacketSink>(
                 .read_frame(index, &mut buf)
                 .await
                 .map_err(|error| PlayError::Source { index, error })?;
+            let start = *start.get_or_insert_with(Instant::now);
             let due = start
                 + Duration::from_micros(deadline_offset_us(loop_index, period_us, frame.time_us));
             report.due_us = due.as_micros();

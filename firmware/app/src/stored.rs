@@ -28,6 +28,12 @@ pub type SubjectCell = BlockingMutex<CriticalSectionRawMutex, RefCell<Option<Str
 /// 60 fps, over 6 s of typical ones, against the H7's 2.2 s worst sector erase.
 pub const READ_AHEAD: usize = 128 * 1024;
 
+/// Frames read into the ring per frame played at most, once it holds some: a
+/// ring drained by an erase refills over the next few frames instead of in one
+/// long read (which under QEMU, whose flash file is read through semihosting,
+/// holds the virtual CPU for milliseconds).
+const TOP_UP: usize = 24;
+
 /// Why a stored frame could not be played.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -69,11 +75,20 @@ impl<'a, F: NorFlash, const N: usize> StoreSource<'a, F, N> {
         }
     }
 
-    /// Reads frames into the ring until it could not take the largest packet.
+    /// Reads frames into the ring while it can take the largest packet: up to
+    /// [`TOP_UP`] frames, or as many as fit when it is empty (a start).
     async fn fill(&mut self, store: &mut Store<F>) -> Result<(), StoredError> {
         let mut raw = [0u8; MAX_LEN];
         let count = self.reader.header().frame_count;
-        while self.ring.fits(MAX_LEN) {
+        let most = if self.ring.is_empty() {
+            usize::MAX
+        } else {
+            TOP_UP
+        };
+        for _ in 0..most {
+            if !self.ring.fits(MAX_LEN) {
+                break;
+            }
             let (entry, packet) = self
                 .reader
                 .packet(store, self.fetch, &mut raw)

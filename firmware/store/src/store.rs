@@ -33,7 +33,7 @@ use crate::settings_log::{Log, SaveError, Unreadable};
 /// Bytes read per flash read while checking an image.
 const READ_CHUNK: usize = 256;
 /// While checking an image, let other tasks run after this many bytes.
-const YIELD_EVERY: usize = 16 * 1024;
+const YIELD_EVERY: usize = 2 * 1024;
 
 /// Why a store operation failed.
 #[derive(Debug, PartialEq, Eq)]

@@ -7,8 +7,10 @@
 //! - each block erase takes a modelled time (the H7 datasheet: about 1.1 s
 //!   typical per sector), awaited with embassy-time, so other tasks run
 //!   meanwhile, as with embassy-stm32's interrupt-driven async flash. The
-//!   block reads erased once its time is over; a power cut (QEMU killed)
-//!   before that leaves it as it was.
+//!   block is filled with 0xFF once its time is over, a file call of
+//!   [`FILL_CHUNK`] bytes at a time with other tasks run between them (the
+//!   real erase happens in hardware); a power cut (QEMU killed) before that
+//!   leaves it as it was, during the fill partly erased.
 //!
 //! Reads and writes reach the file at once. A new or short file is extended
 //! with 0xFF, so the file survives QEMU restarts as flash survives power-off.
@@ -32,7 +34,7 @@ pub const CAPACITY: usize = 4 * 1024 * 1024;
 pub const ERASE_TIME: Duration = Duration::from_millis(1100);
 
 /// Bytes of 0xFF written per file call when extending or erasing.
-const FILL_CHUNK: usize = 4096;
+pub const FILL_CHUNK: usize = 4096;
 
 /// Why a flash operation failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,9 +151,13 @@ impl NorFlash for FileFlash {
     /// One block after the other, each erased after its modelled time.
     async fn erase(&mut self, from: u32, to: u32) -> Result<(), FlashError> {
         check(from, to, Self::ERASE_SIZE)?;
+        let ff = [0xFF; FILL_CHUNK];
         for block in (from..to).step_by(ERASE_SIZE) {
             Timer::after(self.erase_time).await;
-            self.fill_ff(block, block + ERASE_SIZE as u32)?;
+            for at in (block..block + ERASE_SIZE as u32).step_by(FILL_CHUNK) {
+                self.write_at(at, &ff)?;
+                embassy_futures::yield_now().await;
+            }
         }
         Ok(())
     }
