@@ -14,7 +14,7 @@ use embassy_sync::mutex::Mutex as AsyncMutex;
 use embedded_io_async::ErrorKind;
 use llv_box_control::mock::RecordingDevice;
 use llv_box_control::session::FRAME_BUF;
-use llv_box_control::{serve_connection, ConnectionBuffers, Control, Penalties, LIMITS};
+use llv_box_control::{serve_connection, ConnectionBuffers, Control, Device, Penalties, LIMITS};
 use llv_box_store::mock::MockFlash;
 use llv_box_store::Store;
 use llv_core::control::{
@@ -55,6 +55,34 @@ impl embedded_io_async::Write for Stream {
     }
 }
 
+/// The recording device, shared: what a connection did is there as soon as
+/// its response is sent, not only when the connection ends.
+struct SharedDevice(Arc<Mutex<RecordingDevice>>);
+
+impl Device for SharedDevice {
+    fn play(&mut self, take: llv_box_store::TakeReader, targets: &[Target], loop_count: u32) {
+        self.0.lock().unwrap().play(take, targets, loop_count);
+    }
+    fn stop(&mut self) {
+        self.0.lock().unwrap().stop();
+    }
+    fn playing(&self) -> Option<llv_core::control::Playing> {
+        self.0.lock().unwrap().playing()
+    }
+    fn uptime_ms(&self) -> u64 {
+        self.0.lock().unwrap().uptime_ms()
+    }
+    fn address(&self) -> Option<[u8; 4]> {
+        self.0.lock().unwrap().address()
+    }
+    fn faults(&self) -> heapless::Vec<llv_core::control::Fault, { llv_core::control::MAX_FAULTS }> {
+        self.0.lock().unwrap().faults()
+    }
+    fn settings_changed(&mut self, settings: &llv_core::settings::Settings) {
+        self.0.lock().unwrap().settings_changed(settings);
+    }
+}
+
 /// A software box: its address and its state, for checks after the CLI ran.
 struct SoftBox {
     addr: SocketAddr,
@@ -90,16 +118,14 @@ impl SoftBox {
                     Ok(IpAddr::V4(ip)) => ip.octets(),
                     _ => [0; 4],
                 };
-                let mut device = recorder.lock().unwrap().clone();
                 block_on(serve_connection(
                     &mut Stream(stream),
                     source,
                     &control,
-                    &mut device,
+                    &mut SharedDevice(recorder.clone()),
                     &mut buffers,
                     &AtomicBool::new(false),
                 ));
-                *recorder.lock().unwrap() = device;
             }
         });
         SoftBox {
@@ -152,7 +178,7 @@ fn flash_lists_the_same_crc_and_the_box_holds_every_packet() {
         .stdout(contains("dao"));
 
     // The stored take plays back the recording's packets, in order, with rising times.
-    let mut store = b.store.try_lock().unwrap();
+    let mut store = block_on(b.store.lock());
     let store = &mut *store;
     let mut reader = store.reader("dao").unwrap();
     let mut buf = [0u8; MAX_LEN];
