@@ -1,12 +1,14 @@
 //! The llv playback box: everything it does, independent of the board.
 //!
 //! A board crate brings up its clock, its network interface and an
-//! embassy-net [`Stack`](embassy_net::Stack), reads its command line, and then
-//! calls either [`session::run_store`] with its take store on NOR flash: bring
-//! the network up ([`net`]), autoplay, then play what the control port
-//! ([`listener`], [`device`]) asks for from the store ([`stored`]); or
-//! [`session::run`]: play one take (the `builtin` one) to the configured
-//! targets ([`config`]).
+//! embassy-net [`Stack`](embassy_net::Stack), reads its command line, mounts
+//! its take store with [`boot::mount_store`] (factory reset, stored settings
+//! checked, faults noted), and then calls either [`session::run_store`]: bring
+//! the network up ([`net`]), autoplay, play what the control port
+//! ([`listener`], [`device`]) asks for from the store, read ahead ([`stored`],
+//! [`ring`]), to one socket per target ([`sink`]), and keep the watchdog fed
+//! while all is well ([`health`]); or [`session::run`]: play one take (the
+//! `builtin` one) to the configured targets ([`config`]).
 #![cfg_attr(not(test), no_std)]
 #![warn(missing_docs)]
 
