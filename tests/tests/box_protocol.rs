@@ -78,6 +78,9 @@ impl Device for SharedDevice {
     fn faults(&self) -> heapless::Vec<llv_core::control::Fault, { llv_core::control::MAX_FAULTS }> {
         self.0.lock().unwrap().faults()
     }
+    fn read_ahead_short(&self) -> bool {
+        self.0.lock().unwrap().read_ahead_short()
+    }
     fn settings_changed(&mut self, settings: &llv_core::settings::Settings) {
         self.0.lock().unwrap().settings_changed(settings);
     }

@@ -8,6 +8,7 @@
 
 use core::cell::RefCell;
 use core::net::Ipv4Addr;
+use core::sync::atomic::{AtomicBool, Ordering};
 
 use embassy_futures::select::{select, Either};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
@@ -54,6 +55,7 @@ pub struct BoxState {
     playing: Shared<Option<Playing>>,
     life: Shared<Option<Life>>,
     subject: SubjectCell,
+    read_ahead_short: AtomicBool,
     address: Shared<Option<[u8; 4]>>,
     faults: Shared<Vec<Fault, MAX_FAULTS>>,
 }
@@ -66,6 +68,7 @@ impl BoxState {
             playing: BlockingMutex::new(RefCell::new(None)),
             life: BlockingMutex::new(RefCell::new(None)),
             subject: BlockingMutex::new(RefCell::new(None)),
+            read_ahead_short: AtomicBool::new(false),
             address: BlockingMutex::new(RefCell::new(None)),
             faults: BlockingMutex::new(RefCell::new(Vec::new())),
         }
@@ -176,6 +179,10 @@ impl Device for BoxDevice<'_> {
         self.state.faults.lock(|f| f.borrow().clone())
     }
 
+    fn read_ahead_short(&self) -> bool {
+        self.state.read_ahead_short.load(Ordering::Relaxed)
+    }
+
     fn settings_changed(&mut self, settings: &Settings) {
         self.state.apply_settings(settings);
         // Stored now are settings that passed the rules.
@@ -221,11 +228,18 @@ pub async fn run_player<F: NorFlash, K: PacketSink>(
         state
             .life
             .lock(|l| *l.borrow_mut() = Some(Life { at: now, due: now }));
-        let mut source = StoreSource::new(store, reader, &mut ring, &state.subject);
+        let mut source = StoreSource::new(
+            store,
+            reader,
+            &mut ring,
+            &state.subject,
+            &state.read_ahead_short,
+        );
         let playback = play(&mut source, sink, &targets, loops, |r| state.progress(r));
         let outcome = select(playback, state.commands.wait()).await;
         state.playing.lock(|p| *p.borrow_mut() = None);
         state.life.lock(|l| *l.borrow_mut() = None);
+        state.read_ahead_short.store(false, Ordering::Relaxed);
         command = match outcome {
             Either::First(result) => {
                 match result {

@@ -39,7 +39,7 @@ pub trait PacketSink {
 }
 
 /// Datagrams one target's socket can queue before frames are dropped.
-pub const TX_PACKETS: usize = 8;
+pub const TX_PACKETS: usize = 4;
 
 /// Memory for one target's socket.
 struct SocketMemory {

@@ -5,10 +5,13 @@
 //! the ring holds. Each frame's subject is renamed when the settings ask.
 
 use core::cell::RefCell;
+use core::sync::atomic::{AtomicBool, Ordering};
 
+use embassy_futures::select::{select, Either};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::blocking_mutex::Mutex as BlockingMutex;
 use embassy_sync::mutex::Mutex;
+use embassy_time::{Duration, Timer};
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::String;
 use llv_box_store::{Store, TakeReader};
@@ -24,15 +27,20 @@ pub type SharedStore<F> = Mutex<CriticalSectionRawMutex, Store<F>>;
 /// The subject every sent frame gets, if renamed; changed by the settings at any time.
 pub type SubjectCell = BlockingMutex<CriticalSectionRawMutex, RefCell<Option<String<SUBJECT_LEN>>>>;
 
-/// Bytes of read-ahead: over 2.8 s of the largest frames (774 bytes) at
-/// 60 fps, over 6 s of typical ones, against the H7's 2.2 s worst sector erase.
-pub const READ_AHEAD: usize = 128 * 1024;
+/// Bytes of read-ahead: 2.5 s of Live Link Face's usual 320-byte frames at
+/// 60 fps (the H7's sector erase takes 1.1 s, at worst 2.2 s), 1 s of the
+/// largest possible (774 bytes, long device id and subject).
+pub const READ_AHEAD: usize = 48 * 1024;
 
 /// Frames read into the ring per frame played at most, once it holds some: a
 /// ring drained by an erase refills over the next few frames instead of in one
 /// long read (which under QEMU, whose flash file is read through semihosting,
 /// holds the virtual CPU for milliseconds).
 const TOP_UP: usize = 24;
+
+/// How long a frame's read waits for the store to top up the ring (the frame
+/// is in hand, and due about a frame period later).
+const TOP_UP_WAIT: Duration = Duration::from_millis(4);
 
 /// Why a stored frame could not be played.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,17 +62,22 @@ pub struct StoreSource<'a, F, const N: usize> {
     /// Index of the next frame to read into the ring.
     fetch: u32,
     subject: &'a SubjectCell,
+    /// Set while the ring could take more frames (erases wait for it).
+    short: &'a AtomicBool,
 }
 
 impl<'a, F: NorFlash, const N: usize> StoreSource<'a, F, N> {
-    /// Plays `reader`'s take from `store` through `ring`, renamed per `subject`.
+    /// Plays `reader`'s take from `store` through `ring`, renamed per
+    /// `subject`; `short` follows whether the ring could take more frames.
     pub fn new(
         store: &'a SharedStore<F>,
         reader: TakeReader,
         ring: &'a mut FrameRing<N>,
         subject: &'a SubjectCell,
+        short: &'a AtomicBool,
     ) -> Self {
         ring.clear();
+        short.store(true, Ordering::Relaxed);
         StoreSource {
             store,
             reader,
@@ -72,6 +85,7 @@ impl<'a, F: NorFlash, const N: usize> StoreSource<'a, F, N> {
             front: 0,
             fetch: 0,
             subject,
+            short,
         }
     }
 
@@ -122,16 +136,20 @@ impl<F: NorFlash, const N: usize> FrameSource for StoreSource<'_, F, N> {
             self.front = index;
             self.fetch = index;
         }
-        // Top up while nobody holds the store; wait for it only when the ring is dry.
-        if let Ok(mut store) = self.store.try_lock() {
-            self.fill(&mut store).await?;
-        }
+        // Dry (a start, or an erase outlasted the ring): wait for the store.
         if self.ring.is_empty() {
             let mut store = self.store.lock().await;
             self.fill(&mut store).await?;
         }
         let mut raw = [0u8; MAX_LEN];
         let (time_us, len) = self.ring.pop(&mut raw).ok_or(StoredError::Read)?;
+        // Top up, waiting a moment for a store busy with a short write (an
+        // upload's chunk); an erase outlasts the wait and the ring plays on.
+        if let Either::First(mut store) = select(self.store.lock(), Timer::after(TOP_UP_WAIT)).await
+        {
+            self.fill(&mut store).await?;
+        }
+        self.short.store(self.ring.fits(MAX_LEN), Ordering::Relaxed);
         self.front = next(index, self.frame_count());
         let len = match self.subject.lock(|s| s.borrow().clone()) {
             Some(subject) => {

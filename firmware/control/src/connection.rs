@@ -33,13 +33,20 @@ pub struct Limits {
     pub frame: Duration,
     /// Between frames, once authenticated.
     pub idle: Duration,
+    /// The longest an erasing upload chunk waits for the player's read-ahead.
+    pub read_ahead: Duration,
 }
 
-/// The box's limits: 5 s to say Hello, 5 s per frame, 30 s idle.
+/// How often an erasing chunk looks at the player's read-ahead while it waits.
+const READ_AHEAD_POLL: Duration = Duration::from_millis(5);
+
+/// The box's limits: 5 s to say Hello, 5 s per frame, 30 s idle, and an
+/// erase waits at most 1 s for the read-ahead (which refills in a few frames).
 pub const LIMITS: Limits = Limits {
     hello: Duration::from_secs(5),
     frame: Duration::from_secs(5),
     idle: Duration::from_secs(30),
+    read_ahead: Duration::from_secs(1),
 };
 
 /// What every connection of one box shares.
@@ -162,6 +169,14 @@ where
                 Ok(Err(e)) => return e.into(),
                 Ok(Ok(None)) => Session::refuse_oversized(body_len(prefix), out),
                 Ok(Ok(Some(len))) => {
+                    // Back-to-back erases would starve the player's read-ahead:
+                    // each waits (a moment) for it to fill again.
+                    if session.erases_first(&body[..len], &*control.store.lock().await) {
+                        let until = Instant::now() + control.limits.read_ahead;
+                        while device.read_ahead_short() && Instant::now() < until {
+                            Timer::after(READ_AHEAD_POLL).await;
+                        }
+                    }
                     let mut store = control.store.lock().await;
                     let frame = session
                         .handle_frame(&body[..len], &mut store, device, out)

@@ -1,11 +1,12 @@
-//! A [`Device`] for host tests: it records what the session asked of it.
+//! For host tests: a [`Device`] that records what the session asked of it, and
+//! a scripted byte stream to serve connections over.
 
 use std::string::{String, ToString};
 use std::vec::Vec;
 
 use heapless::Vec as Bounded;
 use llv_box_store::TakeReader;
-use llv_core::control::{Fault, Playing, MAX_FAULTS};
+use llv_core::control::{body_len, decode, Fault, Playing, Response, MAX_FAULTS, PREFIX_LEN};
 use llv_core::settings::{Settings, Target};
 
 use crate::session::Device;
@@ -23,6 +24,8 @@ pub struct RecordingDevice {
     pub address: Option<[u8; 4]>,
     /// What `faults` answers.
     pub faults: Bounded<Fault, MAX_FAULTS>,
+    /// What `read_ahead_short` answers.
+    pub read_ahead_short: bool,
 }
 
 impl Device for RecordingDevice {
@@ -57,7 +60,85 @@ impl Device for RecordingDevice {
         self.faults.clone()
     }
 
+    fn read_ahead_short(&self) -> bool {
+        self.read_ahead_short
+    }
+
     fn settings_changed(&mut self, settings: &Settings) {
         self.applied = Some(settings.clone());
+    }
+}
+
+/// A connection's byte stream: hands out `input` at most `step` bytes per
+/// read, then end of stream, or (with `hold`) nothing ever again; keeps what
+/// is written.
+pub struct ScriptedStream {
+    /// What the peer sends.
+    pub input: Vec<u8>,
+    /// How much of it was read.
+    pub at: usize,
+    /// The most one read returns.
+    pub step: usize,
+    /// After the input, wait forever instead of ending the stream.
+    pub hold: bool,
+    /// What the box wrote.
+    pub output: Vec<u8>,
+}
+
+impl ScriptedStream {
+    /// A stream of `input`, `step` bytes a read, that ends after it.
+    pub fn new(input: Vec<u8>, step: usize) -> Self {
+        ScriptedStream {
+            input,
+            at: 0,
+            step,
+            hold: false,
+            output: Vec::new(),
+        }
+    }
+
+    /// The responses written, decoded.
+    pub fn responses(&self) -> Vec<Response> {
+        let mut responses = Vec::new();
+        let mut rest = &self.output[..];
+        while rest.len() >= PREFIX_LEN {
+            let len = body_len([rest[0], rest[1]]);
+            let Some(body) = rest.get(PREFIX_LEN..PREFIX_LEN + len) else {
+                break;
+            };
+            match decode(body) {
+                Ok(response) => responses.push(response),
+                Err(_) => break,
+            }
+            rest = &rest[PREFIX_LEN + len..];
+        }
+        responses
+    }
+}
+
+impl embedded_io_async::ErrorType for ScriptedStream {
+    type Error = core::convert::Infallible;
+}
+
+impl embedded_io_async::Read for ScriptedStream {
+    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::Error> {
+        if self.at == self.input.len() && self.hold {
+            core::future::pending::<()>().await;
+        }
+        let n = buf.len().min(self.step).min(self.input.len() - self.at);
+        buf[..n].copy_from_slice(&self.input[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+impl embedded_io_async::Write for ScriptedStream {
+    async fn write(&mut self, buf: &[u8]) -> Result<usize, Self::Error> {
+        self.output.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    async fn flush(&mut self) -> Result<(), Self::Error> {
+        Ok(())
     }
 }

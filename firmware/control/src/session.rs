@@ -40,6 +40,9 @@ pub trait Device {
     fn address(&self) -> Option<[u8; 4]>;
     /// Faults of the box outside the store (watchdog reset, factory reset, ...).
     fn faults(&self) -> Vec<Fault, MAX_FAULTS>;
+    /// Whether the player's read-ahead is short: an erase (which holds the
+    /// store for a second or more) should wait for it to fill.
+    fn read_ahead_short(&self) -> bool;
     /// Called after new settings were stored (to apply address or subject changes).
     fn settings_changed(&mut self, settings: &Settings);
 }
@@ -86,6 +89,17 @@ impl Session {
     /// What the connection does after the last response.
     pub fn verdict(&self) -> Verdict {
         self.verdict
+    }
+
+    /// Whether `body` is a chunk of this connection's upload that erases a
+    /// flash block before it is written.
+    pub fn erases_first<F: NorFlash>(&self, body: &[u8], store: &Store<F>) -> bool {
+        match (decode::<Request<'_>>(body), self.upload) {
+            (Ok(Request::UploadChunk { offset, data }), Some(id)) => {
+                store.chunk_erases(id, offset, data.len())
+            }
+            _ => false,
+        }
     }
 
     /// Decodes `body`, handles it and writes the framed response into `out`.

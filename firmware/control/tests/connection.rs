@@ -2,7 +2,6 @@
 //! clock: framing, refusals, deadlines, wrong-token delays, and what a
 //! connection's end leaves behind.
 
-use std::convert::Infallible;
 use std::future::Future;
 use std::pin::pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,13 +13,12 @@ use embassy_futures::block_on;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::mutex::Mutex;
 use embassy_time::{Duration, Instant, MockDriver};
-use embedded_io_async::{ErrorType, Read, Write};
-use llv_box_control::mock::RecordingDevice;
+use llv_box_control::mock::{RecordingDevice, ScriptedStream};
 use llv_box_control::{serve_connection, ConnectionBuffers, Control, Ended, Penalties, LIMITS};
 use llv_box_store::mock::{synthetic_image, MockFlash};
 use llv_box_store::{Store, StoreError};
 use llv_core::control::{
-    decode, encode, ErrorCode, Request, Response, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
+    encode, ErrorCode, Request, Response, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
 };
 use llv_core::settings::Setting;
 
@@ -29,67 +27,6 @@ type SharedStore = Mutex<CriticalSectionRawMutex, Store<Flash>>;
 
 /// The mock clock is one per process: tests that move it take turns.
 static CLOCK: StdMutex<()> = StdMutex::new(());
-
-/// Hands out `input` at most `step` bytes per read; then end of stream, or
-/// (with `hold`) nothing ever again. Keeps what is written.
-struct Scripted {
-    input: Vec<u8>,
-    at: usize,
-    step: usize,
-    hold: bool,
-    output: Vec<u8>,
-}
-
-impl Scripted {
-    fn new(input: Vec<u8>, step: usize) -> Self {
-        Scripted {
-            input,
-            at: 0,
-            step,
-            hold: false,
-            output: Vec::new(),
-        }
-    }
-
-    /// The responses written, decoded.
-    fn responses(&self) -> Vec<Response> {
-        let mut responses = Vec::new();
-        let mut rest = &self.output[..];
-        while !rest.is_empty() {
-            let len = usize::from(u16::from_le_bytes([rest[0], rest[1]]));
-            responses.push(decode(&rest[PREFIX_LEN..PREFIX_LEN + len]).unwrap());
-            rest = &rest[PREFIX_LEN + len..];
-        }
-        responses
-    }
-}
-
-impl ErrorType for Scripted {
-    type Error = Infallible;
-}
-
-impl Read for Scripted {
-    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, Infallible> {
-        if self.at == self.input.len() && self.hold {
-            std::future::pending::<()>().await;
-        }
-        let n = buf.len().min(self.step).min(self.input.len() - self.at);
-        buf[..n].copy_from_slice(&self.input[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
-    }
-}
-
-impl Write for Scripted {
-    async fn write(&mut self, buf: &[u8]) -> Result<usize, Infallible> {
-        self.output.extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    async fn flush(&mut self) -> Result<(), Infallible> {
-        Ok(())
-    }
-}
 
 /// Runs `fut` to its end, moving the mock clock on 1 ms whenever it waits;
 /// returns its output and the mock time it took. Panics past `limit`.
@@ -145,7 +82,7 @@ fn store() -> SharedStore {
 fn serve(
     store: &SharedStore,
     penalties: &Penalties,
-    io: &mut Scripted,
+    io: &mut ScriptedStream,
     device: &mut RecordingDevice,
 ) -> (Ended, Duration) {
     let control = Control {
@@ -194,7 +131,7 @@ fn frames_split_anywhere_are_answered_in_order_and_bad_ones_refused() {
     input.extend(frame(&Request::Status));
     input.extend([0x00, 0x04, 1, 2, 3]); // cut in the middle of a body
     for step in [1, 7, 4096] {
-        let mut io = Scripted::new(input.clone(), step);
+        let mut io = ScriptedStream::new(input.clone(), step);
         let (ended, _) = serve(
             &store(),
             &Penalties::new(),
@@ -230,7 +167,7 @@ fn an_unfinished_upload_ends_with_its_connection() {
         offset: 0,
         data: &image[..100],
     }));
-    let mut io = Scripted::new(input, 64);
+    let mut io = ScriptedStream::new(input, 64);
     let (ended, _) = serve(&store, &Penalties::new(), &mut io, &mut Default::default());
     assert_eq!(ended, Ended::Closed);
     assert_eq!(io.responses()[1..], [Response::Ok, Response::Ok]);
@@ -248,12 +185,12 @@ fn silent_trickling_and_idle_connections_are_closed_on_time() {
     let store = store();
     let penalties = Penalties::new();
     // Connects and says nothing: closed when the Hello is due.
-    let mut io = Scripted::new(Vec::new(), 1);
+    let mut io = ScriptedStream::new(Vec::new(), 1);
     io.hold = true;
     let (ended, took) = serve(&store, &penalties, &mut io, &mut Default::default());
     assert_eq!((ended, ms(took)), (Ended::TimedOut, ms(LIMITS.hello)));
     // Sends the first byte of a Hello, then nothing: closed at the same deadline.
-    let mut io = Scripted::new(hello(None)[..1].to_vec(), 1);
+    let mut io = ScriptedStream::new(hello(None)[..1].to_vec(), 1);
     io.hold = true;
     let (ended, took) = serve(&store, &penalties, &mut io, &mut Default::default());
     assert_eq!((ended, ms(took)), (Ended::TimedOut, ms(LIMITS.hello)));
@@ -261,12 +198,12 @@ fn silent_trickling_and_idle_connections_are_closed_on_time() {
     // Says Hello, then half a frame: closed one frame limit later.
     let mut input = hello(None);
     input.extend(&frame(&Request::Status)[..2]);
-    let mut io = Scripted::new(input, 64);
+    let mut io = ScriptedStream::new(input, 64);
     io.hold = true;
     let (ended, took) = serve(&store, &penalties, &mut io, &mut Default::default());
     assert_eq!((ended, ms(took)), (Ended::TimedOut, ms(LIMITS.frame)));
     // Says Hello, then nothing: closed when idle too long.
-    let mut io = Scripted::new(hello(None), 64);
+    let mut io = ScriptedStream::new(hello(None), 64);
     io.hold = true;
     let (ended, took) = serve(&store, &penalties, &mut io, &mut Default::default());
     assert_eq!((ended, ms(took)), (Ended::TimedOut, ms(LIMITS.idle)));
@@ -280,7 +217,7 @@ fn a_wrong_token_closes_the_connection_after_a_growing_delay() {
     let penalties = Penalties::new();
     let mut input = hello(None);
     input.extend(set_token("s3cret"));
-    let mut io = Scripted::new(input, 64);
+    let mut io = ScriptedStream::new(input, 64);
     serve(&store, &penalties, &mut io, &mut Default::default());
     assert_eq!(io.responses()[1], Response::Ok);
 
@@ -288,7 +225,7 @@ fn a_wrong_token_closes_the_connection_after_a_growing_delay() {
     for _ in 0..7 {
         let mut input = hello(Some("guess"));
         input.extend(frame(&Request::Status));
-        let mut io = Scripted::new(input, 64);
+        let mut io = ScriptedStream::new(input, 64);
         let (ended, took) = serve(&store, &penalties, &mut io, &mut Default::default());
         assert_eq!(ended, Ended::Refused);
         let responses = io.responses();
@@ -309,13 +246,53 @@ fn a_wrong_token_closes_the_connection_after_a_growing_delay() {
     assert_eq!(delays, [500, 1000, 2000, 4000, 8000, 16000, 16000]);
 
     // No token at all is refused at once, and the right one is let in.
-    let mut io = Scripted::new(hello(None), 64);
+    let mut io = ScriptedStream::new(hello(None), 64);
     let (ended, took) = serve(&store, &penalties, &mut io, &mut Default::default());
     assert_eq!((ended, took.as_millis()), (Ended::Refused, 0));
     let mut input = hello(Some("s3cret"));
     input.extend(frame(&Request::Status));
-    let mut io = Scripted::new(input, 64);
+    let mut io = ScriptedStream::new(input, 64);
     let (ended, _) = serve(&store, &penalties, &mut io, &mut Default::default());
     assert_eq!(ended, Ended::Closed);
     assert!(matches!(io.responses()[1], Response::Status(_)));
+}
+
+#[test]
+fn an_erasing_chunk_waits_for_the_players_read_ahead_at_most_a_second() {
+    let _clock = CLOCK.lock().unwrap();
+    let image = synthetic_image("big", 8, 3);
+    let header = llv_core::take::TakeHeader::parse(&image).unwrap();
+    let mut input = hello(None);
+    input.extend(frame(&Request::UploadBegin {
+        name: "big",
+        total_len: header.total_len,
+        crc32: header.crc32,
+    }));
+    // The first chunk erases the extent's first block; the second, within
+    // the same 1 KiB block, erases nothing; the third starts the next block.
+    input.extend(frame(&Request::UploadChunk {
+        offset: 0,
+        data: &image[..100],
+    }));
+    input.extend(frame(&Request::UploadChunk {
+        offset: 100,
+        data: &image[100..200],
+    }));
+    input.extend(frame(&Request::UploadChunk {
+        offset: 200,
+        data: &image[200..1500],
+    }));
+    for (short, expected_ms) in [(false, 0), (true, 2000)] {
+        let mut io = ScriptedStream::new(input.clone(), 4096);
+        let mut device = RecordingDevice {
+            read_ahead_short: short,
+            ..RecordingDevice::default()
+        };
+        let (ended, took) = serve(&store(), &Penalties::new(), &mut io, &mut device);
+        assert_eq!(ended, Ended::Closed);
+        assert_eq!(io.responses()[1..], vec![Response::Ok; 4]);
+        // Two erasing chunks, each waiting its limit for a read-ahead that stays short.
+        assert_eq!(took.as_millis(), expected_ms, "short read-ahead: {short}");
+        assert_eq!(LIMITS.read_ahead, Duration::from_secs(1));
+    }
 }

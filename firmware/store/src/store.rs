@@ -561,6 +561,15 @@ impl<F: NorFlash> Store<F> {
         Ok(())
     }
 
+    /// Whether writing `len` bytes at image offset `offset` of upload `id` would
+    /// erase a block first (a second or more on the STM32H7, with the store held).
+    pub fn chunk_erases(&self, id: u32, offset: u32, len: usize) -> bool {
+        self.upload.as_ref().is_some_and(|up| {
+            let end = u64::from(IMAGE_AT) + u64::from(offset) + len as u64;
+            up.begin.seq == id && end.div_ceil(u64::from(self.block)) > u64::from(up.erased)
+        })
+    }
+
     /// Checks upload `id` read back from flash and commits it; a take of the same name
     /// is replaced. Returns the new take's header.
     pub async fn commit_upload(&mut self, id: u32) -> Result<TakeHeader, StoreError<F::Error>> {

@@ -31,18 +31,27 @@ pub fn on_mock_clock<F: Future>(fut: F, step: Duration, limit: Duration) -> F::O
     let woken = Arc::new(Woken(AtomicBool::new(false)));
     let waker = Waker::from(woken.clone());
     let mut cx = Context::from_waker(&waker);
+    let mut polls_this_instant = 0u32;
     loop {
         woken.0.store(false, Ordering::Relaxed);
         if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
             return out;
         }
         // Time moves only when nothing is ready to run at this instant.
-        if !woken.0.load(Ordering::Relaxed) {
+        if woken.0.load(Ordering::Relaxed) {
+            polls_this_instant += 1;
+            assert!(
+                polls_this_instant < 1_000_000,
+                "a million polls at {} us without waiting: a future wakes itself for ever",
+                Instant::now().as_micros()
+            );
+        } else {
             assert!(
                 Instant::now() - start < limit,
                 "still running after {limit:?}"
             );
             MockDriver::get().advance(step);
+            polls_this_instant = 0;
         }
     }
 }
