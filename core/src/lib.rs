@@ -11,11 +11,15 @@
 //! - [`take`]: the take image the box stores and plays, and its one builder.
 //! - [`settings`]: the box's settings, as stored, configured and sent.
 //! - [`control`]: the box's control messages (postcard over TCP).
+//! - [`artnet`]: Art-Net timecode packets and timecode frame arithmetic.
+//! - [`chase`]: following a show's timecode on a local clock.
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod artnet;
 pub mod blendshape;
+pub mod chase;
 pub mod control;
 pub mod line;
 pub mod llv_file;

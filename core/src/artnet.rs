@@ -1,0 +1,322 @@
+//! Art-Net timecode (`OpTimeCode`, Art-Net 4): the 19-byte UDP packet a
+//! show's timecode master sends to port [`PORT`], a zero-copy view
+//! ([`TimeCodePacket`]) and its parsed form ([`ArtTimeCode`]) in the style of
+//! smoltcp's `wire` module, with the frame arithmetic of the four timecode
+//! types, 29.97 drop-frame included.
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 0..8 | `Art-Net\0` |
+//! | 8..10 | OpCode 0x9700, little-endian (`00 97`) |
+//! | 10..12 | protocol version, big-endian (14) |
+//! | 12 | filler, 0 |
+//! | 13 | stream id (0: the master stream) |
+//! | 14 | frames |
+//! | 15 | seconds, 0..60 |
+//! | 16 | minutes, 0..60 |
+//! | 17 | hours, 0..24 |
+//! | 18 | type: 0 film 24, 1 EBU 25, 2 29.97 drop-frame, 3 SMPTE 30 |
+
+use core::fmt;
+
+use crate::time::FrameRate;
+
+/// The UDP port Art-Net uses.
+pub const PORT: u16 = 6454;
+/// Bytes of an `OpTimeCode` packet.
+pub const LEN: usize = 19;
+/// The packet's first 8 bytes.
+pub const ID: [u8; 8] = *b"Art-Net\0";
+/// `OpTimeCode`.
+pub const OP_TIME_CODE: u16 = 0x9700;
+/// The protocol version this code writes; older packets (lower versions) are refused.
+pub const PROTOCOL: u16 = 14;
+
+/// Frames of a 24-hour day at the nominal count of a type (drop-frame drops labels, not time).
+const DAY_SECONDS: u32 = 24 * 3600;
+
+/// The four timecode types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum TimecodeKind {
+    /// Film, 24 frames a second.
+    Film24,
+    /// EBU, 25 frames a second.
+    Ebu25,
+    /// NTSC 29.97 frames a second, drop-frame labels.
+    DropFrame2997,
+    /// SMPTE, 30 frames a second.
+    Smpte30,
+}
+
+impl TimecodeKind {
+    /// From the packet's type byte.
+    pub fn from_byte(b: u8) -> Option<TimecodeKind> {
+        Some(match b {
+            0 => TimecodeKind::Film24,
+            1 => TimecodeKind::Ebu25,
+            2 => TimecodeKind::DropFrame2997,
+            3 => TimecodeKind::Smpte30,
+            _ => return None,
+        })
+    }
+
+    /// The packet's type byte.
+    pub fn byte(self) -> u8 {
+        match self {
+            TimecodeKind::Film24 => 0,
+            TimecodeKind::Ebu25 => 1,
+            TimecodeKind::DropFrame2997 => 2,
+            TimecodeKind::Smpte30 => 3,
+        }
+    }
+
+    /// Frame labels per second: 24, 25, 30, 30.
+    pub fn base(self) -> u8 {
+        match self {
+            TimecodeKind::Film24 => 24,
+            TimecodeKind::Ebu25 => 25,
+            TimecodeKind::DropFrame2997 | TimecodeKind::Smpte30 => 30,
+        }
+    }
+
+    /// The real frame rate: 24, 25, 30000/1001, 30.
+    pub fn rate(self) -> FrameRate {
+        match self {
+            TimecodeKind::DropFrame2997 => FrameRate::new(30_000, 1001),
+            other => FrameRate::new(i32::from(other.base()), 1),
+        }
+    }
+
+    /// The type whose count matches `rate` (30000/1001 is drop-frame), if any.
+    pub fn for_rate(rate: FrameRate) -> Option<TimecodeKind> {
+        [
+            TimecodeKind::Film24,
+            TimecodeKind::Ebu25,
+            TimecodeKind::DropFrame2997,
+            TimecodeKind::Smpte30,
+        ]
+        .into_iter()
+        .find(|k| k.rate() == rate)
+    }
+
+    /// Frames in a day.
+    pub fn frames_per_day(self) -> u32 {
+        match self {
+            // 108 frames dropped an hour: 24 * (108,000 - 108).
+            TimecodeKind::DropFrame2997 => 24 * 107_892,
+            other => DAY_SECONDS * u32::from(other.base()),
+        }
+    }
+
+    /// Microseconds from frame 0 to frame `count` (exact, floored).
+    pub fn micros(self, count: u64) -> u64 {
+        let rate = self.rate();
+        let (num, den) = (rate.numerator as u64, rate.denominator as u64);
+        count.saturating_mul(den).saturating_mul(1_000_000) / num
+    }
+}
+
+/// One timecode value of an `OpTimeCode` packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ArtTimeCode {
+    /// The stream it belongs to (0: the master).
+    pub stream: u8,
+    /// Hours, 0..24.
+    pub hours: u8,
+    /// Minutes, 0..60.
+    pub minutes: u8,
+    /// Seconds, 0..60.
+    pub seconds: u8,
+    /// Frame label within the second, below the type's base.
+    pub frames: u8,
+    /// The type.
+    pub kind: TimecodeKind,
+}
+
+/// Where and why a packet is not a valid `OpTimeCode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum ArtError {
+    /// Not 19 bytes or more.
+    Short(usize),
+    /// The first 8 bytes are not `Art-Net\0`.
+    Id,
+    /// Another Art-Net operation (not a timecode).
+    OpCode(u16),
+    /// A protocol version below 14.
+    Version(u16),
+    /// The type byte is not 0..=3.
+    Kind(u8),
+    /// Frames at or past the type's base, or a drop-frame label that does not exist.
+    Frames(u8),
+    /// Seconds of 60 or more.
+    Seconds(u8),
+    /// Minutes of 60 or more.
+    Minutes(u8),
+    /// Hours of 24 or more.
+    Hours(u8),
+}
+
+impl fmt::Display for ArtError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            ArtError::Short(n) => write!(f, "{n} bytes, an ArtTimeCode has {LEN}"),
+            ArtError::Id => f.write_str("not an Art-Net packet"),
+            ArtError::OpCode(op) => write!(f, "Art-Net operation {op:#06x}, not OpTimeCode"),
+            ArtError::Version(v) => write!(f, "Art-Net protocol {v}, need {PROTOCOL}"),
+            ArtError::Kind(k) => write!(f, "timecode type {k}, not 0..=3"),
+            ArtError::Frames(n) => {
+                write!(f, "frame label {n} does not exist at this type and time")
+            }
+            ArtError::Seconds(n) => write!(f, "seconds {n}, not 0..60"),
+            ArtError::Minutes(n) => write!(f, "minutes {n}, not 0..60"),
+            ArtError::Hours(n) => write!(f, "hours {n}, not 0..24"),
+        }
+    }
+}
+
+/// A zero-copy view of an `OpTimeCode` packet, checked by [`TimeCodePacket::new_checked`].
+#[derive(Clone, Copy, Debug)]
+pub struct TimeCodePacket<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> TimeCodePacket<'a> {
+    /// Checks length, id, operation and version (the fields are checked by [`Self::timecode`]).
+    pub fn new_checked(bytes: &'a [u8]) -> Result<Self, ArtError> {
+        let head = bytes.get(..LEN).ok_or(ArtError::Short(bytes.len()))?;
+        if head[..8] != ID {
+            return Err(ArtError::Id);
+        }
+        let op = u16::from_le_bytes([head[8], head[9]]);
+        if op != OP_TIME_CODE {
+            return Err(ArtError::OpCode(op));
+        }
+        let version = u16::from_be_bytes([head[10], head[11]]);
+        if version < PROTOCOL {
+            return Err(ArtError::Version(version));
+        }
+        Ok(TimeCodePacket { bytes: head })
+    }
+
+    /// The timecode it carries, every field checked.
+    pub fn timecode(&self) -> Result<ArtTimeCode, ArtError> {
+        let b = self.bytes;
+        let kind = TimecodeKind::from_byte(b[18]).ok_or(ArtError::Kind(b[18]))?;
+        let tc = ArtTimeCode {
+            stream: b[13],
+            frames: b[14],
+            seconds: b[15],
+            minutes: b[16],
+            hours: b[17],
+            kind,
+        };
+        tc.check()?;
+        Ok(tc)
+    }
+}
+
+impl ArtTimeCode {
+    /// Parses a datagram (see [`TimeCodePacket`]).
+    pub fn parse(bytes: &[u8]) -> Result<ArtTimeCode, ArtError> {
+        TimeCodePacket::new_checked(bytes)?.timecode()
+    }
+
+    /// Writes the 19-byte packet into `out`; returns its length.
+    pub fn emit(&self, out: &mut [u8]) -> Result<usize, ArtError> {
+        self.check()?;
+        let room = out.len();
+        let out = out.get_mut(..LEN).ok_or(ArtError::Short(room))?;
+        out[..8].copy_from_slice(&ID);
+        out[8..10].copy_from_slice(&OP_TIME_CODE.to_le_bytes());
+        out[10..12].copy_from_slice(&PROTOCOL.to_be_bytes());
+        out[12] = 0;
+        out[13] = self.stream;
+        out[14] = self.frames;
+        out[15] = self.seconds;
+        out[16] = self.minutes;
+        out[17] = self.hours;
+        out[18] = self.kind.byte();
+        Ok(LEN)
+    }
+
+    /// Checks every field against the type (drop-frame labels included).
+    pub fn check(&self) -> Result<(), ArtError> {
+        if self.hours >= 24 {
+            return Err(ArtError::Hours(self.hours));
+        }
+        if self.minutes >= 60 {
+            return Err(ArtError::Minutes(self.minutes));
+        }
+        if self.seconds >= 60 {
+            return Err(ArtError::Seconds(self.seconds));
+        }
+        let dropped = self.kind == TimecodeKind::DropFrame2997
+            && self.seconds == 0
+            && self.minutes % 10 != 0
+            && self.frames < 2;
+        if self.frames >= self.kind.base() || dropped {
+            return Err(ArtError::Frames(self.frames));
+        }
+        Ok(())
+    }
+
+    /// Frames since 00:00:00:00 (drop-frame labels skipped, so this counts real frames).
+    pub fn frame_count(&self) -> u32 {
+        let base = u32::from(self.kind.base());
+        let minutes = u32::from(self.hours) * 60 + u32::from(self.minutes);
+        let labels = (minutes * 60 + u32::from(self.seconds)) * base + u32::from(self.frames);
+        match self.kind {
+            // Two labels dropped each minute but every tenth.
+            TimecodeKind::DropFrame2997 => labels - 2 * (minutes - minutes / 10),
+            _ => labels,
+        }
+    }
+
+    /// The timecode of frame `count` (modulo a day) of type `kind` on `stream`.
+    pub fn from_frame_count(count: u32, kind: TimecodeKind, stream: u8) -> ArtTimeCode {
+        let count = count % kind.frames_per_day();
+        let base = u32::from(kind.base());
+        let labels = match kind {
+            TimecodeKind::DropFrame2997 => {
+                // 17,982 frames per ten minutes: 1,800 in the first minute, 1,798 in the others.
+                let (tens, rest) = (count / 17_982, count % 17_982);
+                let extra = if rest < 2 { 0 } else { (rest - 2) / 1_798 };
+                count + 18 * tens + 2 * extra
+            }
+            _ => count,
+        };
+        let seconds = labels / base;
+        ArtTimeCode {
+            stream,
+            hours: (seconds / 3600) as u8,
+            minutes: ((seconds / 60) % 60) as u8,
+            seconds: (seconds % 60) as u8,
+            frames: (labels % base) as u8,
+            kind,
+        }
+    }
+
+    /// Microseconds since 00:00:00:00 at the type's real rate.
+    pub fn micros(&self) -> u64 {
+        self.kind.micros(u64::from(self.frame_count()))
+    }
+}
+
+impl fmt::Display for ArtTimeCode {
+    /// `HH:MM:SS:FF`, with `;` before the frames for drop-frame.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sep = if self.kind == TimecodeKind::DropFrame2997 {
+            ';'
+        } else {
+            ':'
+        };
+        write!(
+            f,
+            "{:02}:{:02}:{:02}{sep}{:02}",
+            self.hours, self.minutes, self.seconds, self.frames
+        )
+    }
+}
