@@ -53,7 +53,7 @@ fn it_locks_after_four_contiguous_frames() {
 #[test]
 fn arrival_jitter_is_divided_and_a_drifting_master_followed() {
     // ±4 ms of jitter on every frame, a local clock 100 ppm fast, 10 s.
-    let jitter = |i: u64| (i * 7919 % 8001) as u64; // 0..8 ms, pseudo-random
+    let jitter = |i: u64| i * 7919 % 8001; // 0..8 ms, pseudo-random
     let mut c = Chase::new(ChaseConfig::default());
     let last = feed(&mut c, 0, 0, 300, 100, jitter);
     assert_eq!(c.state(), ChaseState::Locked);
