@@ -11,12 +11,15 @@
 //! - [`take`]: a take in memory.
 
 pub mod args;
+pub mod artnet;
 pub mod boxctl;
+pub mod chasing;
 pub mod cli;
 pub mod commands;
 pub mod console;
 pub mod metahuman;
 pub mod output;
+pub mod pacer;
 pub mod parallel;
 pub mod recording;
 pub mod stop;

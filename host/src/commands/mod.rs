@@ -7,3 +7,4 @@ pub mod play;
 pub mod record;
 pub mod retarget;
 pub mod sequence;
+pub mod tc;

@@ -2,30 +2,31 @@
 //!
 //! Deadline of frame n = start + offset(n), where the offset comes from the
 //! take's own frame times ([`FrameClock`]) or from a fixed rate
-//! ([`fixed_offset`]); the player sleeps until about 1 ms before a deadline
-//! and spins for the rest, so the rate never drifts.
+//! ([`fixed_offset`]), so the rate never drifts; [`Pacer`] waits for each
+//! deadline (sleep, then spin, with the margin it learns from the machine).
 
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
+use llv_core::artnet::{ArtTimeCode, TimecodeKind};
+use llv_core::chase::{AfterFreewheel, ChaseConfig};
 use llv_core::pacing::{fixed_offset, FrameClock};
 use llv_core::packet::{FaceFrame, MAX_LEN};
-use llv_core::time::FrameRate;
+use llv_core::time::{FrameRate, Timecode};
 
 use crate::args::{parse_rate, resolve, EditArgs, ReadArgs, LIVE_LINK_PORT};
+use crate::artnet::Receiver;
+use crate::chasing;
 use crate::console;
+use crate::pacer::{Pacer, Priority};
 use crate::recording;
 use crate::stop;
 use crate::take::Take;
-
-/// How long before a deadline the player stops sleeping and starts spinning.
-const SPIN: Duration = Duration::from_millis(1);
 
 /// `llv play FILE`.
 #[derive(clap::Args, Debug)]
@@ -48,6 +49,22 @@ pub struct Args {
     /// Rewrite frame times so they keep increasing across loops.
     #[arg(long)]
     restamp: bool,
+    /// Follow a show's Art-Net timecode: `artnet` (UDP 6454) or `artnet:PORT`.
+    #[arg(long, value_name = "artnet[:PORT]", value_parser = parse_chase)]
+    chase: Option<u16>,
+    /// With --chase: the timecode at which the take's first frame plays
+    /// (default: the first frame's own timecode).
+    #[arg(long, value_name = "HH:MM:SS:FF", requires = "chase")]
+    offset: Option<String>,
+    /// With --chase: the Art-Net stream to follow.
+    #[arg(long, default_value_t = 0, requires = "chase")]
+    stream: u8,
+    /// With --chase: seconds to keep playing on the local clock when timecode stops.
+    #[arg(long, default_value_t = 4.0, requires = "chase")]
+    freewheel: f64,
+    /// With --chase: when freewheel runs out, hold the last frame instead of stopping.
+    #[arg(long, requires = "chase")]
+    hold: bool,
     #[command(flatten)]
     edit: EditArgs,
     #[command(flatten)]
@@ -80,6 +97,8 @@ pub struct Report {
     pub max_late: Duration,
     /// Sends that started more than 1 ms after their deadline.
     pub late_over_1ms: u64,
+    /// The player ran with real-time priority (see [`Pacer`]).
+    pub real_time: bool,
 }
 
 /// Runs `llv play`.
@@ -130,11 +149,14 @@ pub fn run(args: Args) -> Result<()> {
         ),
     };
     let stop = stop::on_ctrl_c()?;
+    if let Some(port) = args.chase {
+        return chase(&args, &take, &targets, port, stop, &progress);
+    }
     let report = play(&take, &targets, &options, stop, &progress)?;
     progress.finish_and_clear();
     let secs = report.elapsed.as_secs_f64();
     console::print(&format!(
-        "{} {} frames to {} target(s) in {:.3} s (mean {:.3} fps{}; latest send {:.3} ms after its deadline){}\n",
+        "{} {} frames to {} target(s) in {:.3} s (mean {:.3} fps{}; latest send {:.3} ms after its deadline, {}){}\n",
         if report.stopped {
             "stopped after"
         } else {
@@ -154,6 +176,11 @@ pub fn run(args: Args) -> Result<()> {
             ""
         },
         report.max_late.as_secs_f64() * 1e3,
+        if report.real_time {
+            "real-time priority"
+        } else {
+            "normal priority"
+        },
         if report.send_errors > 0 {
             format!(", {} sends failed", report.send_errors)
         } else {
@@ -228,6 +255,7 @@ pub fn play(
     let mut max_late = Duration::ZERO;
     let mut late_over_1ms = 0u64;
     let mut pass = 0u64;
+    let mut pacer = Pacer::new();
     'passes: while options.repeat.is_none_or(|n| pass < n) {
         for packet in take.frames() {
             let mut time = packet.time();
@@ -248,7 +276,7 @@ pub fn play(
             };
             let begin = *start.get_or_insert_with(Instant::now);
             let deadline = begin + offset;
-            if !wait_until(deadline, stop) {
+            if !pacer.wait_until(deadline, stop) {
                 stopped = true;
                 break 'passes;
             }
@@ -275,24 +303,95 @@ pub fn play(
         stopped,
         max_late,
         late_over_1ms,
+        real_time: pacer.priority() == Priority::RealTime,
     })
 }
 
-/// Sleeps until shortly before `deadline`, then spins; false if `stop` was set.
-fn wait_until(deadline: Instant, stop: &AtomicBool) -> bool {
-    loop {
-        if stop.load(Ordering::Relaxed) {
-            return false;
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            return true;
-        }
-        let left = deadline - now;
-        if left > SPIN {
-            thread::sleep((left - SPIN).min(Duration::from_millis(50)));
-        } else {
-            std::hint::spin_loop();
-        }
+/// `--chase artnet[:PORT]`: the port.
+fn parse_chase(text: &str) -> Result<u16, String> {
+    match text.split_once(':') {
+        None if text == "artnet" => Ok(llv_core::artnet::PORT),
+        Some(("artnet", port)) => port.parse().map_err(|_| format!("{port:?} is not a port")),
+        _ => Err("give artnet or artnet:PORT".into()),
     }
+}
+
+/// Plays following Art-Net timecode until Ctrl-C, and says what happened.
+fn chase(
+    args: &Args,
+    take: &Take,
+    targets: &[SocketAddr],
+    port: u16,
+    stop: &AtomicBool,
+    progress: &ProgressBar,
+) -> Result<()> {
+    let offset = match &args.offset {
+        Some(text) => timecode_micros(text)?,
+        None => chasing::own_offset(take)?,
+    };
+    if !(args.freewheel >= 0.0 && args.freewheel < 86_400.0) {
+        bail!("--freewheel {}: give seconds, 0 to a day", args.freewheel);
+    }
+    let config = ChaseConfig {
+        freewheel_us: (args.freewheel * 1e6) as u64,
+        after_freewheel: if args.hold {
+            AfterFreewheel::Hold
+        } else {
+            AfterFreewheel::Stop
+        },
+        ..ChaseConfig::default()
+    };
+    let receiver = Receiver::start(port, args.stream, config)?;
+    let senders = Senders::new(targets).context("opening a UDP socket")?;
+    let mut errors = 0u64;
+    eprintln!(
+        "chasing Art-Net timecode on UDP {port} (stream {}), the take's first frame at {}; Ctrl-C stops",
+        args.stream,
+        args.offset.as_deref().unwrap_or("its own timecode")
+    );
+    progress.set_style(
+        ProgressStyle::with_template("{spinner} {pos} frames {elapsed_precise} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    let report = chasing::play_chasing(take, offset, &receiver, stop, progress, |packet| {
+        for target in targets {
+            if senders.send(packet, target).is_err() {
+                errors += 1;
+            }
+        }
+    })?;
+    progress.finish_and_clear();
+    console::print(&format!(
+        "chased: {} frames sent, {} seeks, {} locates; {} timecode frames received, {} bad packets and {} of other streams ignored; last state {}, {}{}\n",
+        report.frames,
+        report.seeks,
+        report.locates,
+        report.timecode_frames,
+        report.bad_packets,
+        report.other_stream,
+        report.last_state.map_or("none", chasing::describe),
+        if report.real_time { "real-time priority" } else { "normal priority" },
+        if errors > 0 { format!(", {errors} sends failed") } else { String::new() },
+    ))?;
+    Ok(())
+}
+
+/// `HH:MM:SS:FF[.fff]` at 30 frames a second (or `;FF`, drop-frame), as µs since midnight.
+fn timecode_micros(text: &str) -> Result<u64> {
+    let tc = Timecode::parse(text).map_err(|e| anyhow!("--offset {text:?}: {e}"))?;
+    let kind = if text.contains(';') {
+        TimecodeKind::DropFrame2997
+    } else {
+        TimecodeKind::Smpte30
+    };
+    let at = ArtTimeCode {
+        stream: 0,
+        hours: u8::try_from(tc.hours).map_err(|_| anyhow!("--offset {text:?}: hours past 23"))?,
+        minutes: tc.minutes,
+        seconds: tc.seconds,
+        frames: u8::try_from(tc.frames).map_err(|_| anyhow!("--offset {text:?}: frames"))?,
+        kind,
+    };
+    at.check().map_err(|e| anyhow!("--offset {text:?}: {e}"))?;
+    Ok(at.micros() + kind.micros(1) * u64::from((tc.subframe * 1000.0) as u32) / 1000)
 }
