@@ -147,7 +147,7 @@ pub fn send(
 ) -> Result<u64> {
     let kind: TimecodeKind = start.kind;
     let first = u64::from(start.frame_count());
-    let mut pacer = Pacer::new();
+    let mut pacer = Pacer::new(true);
     let began = Instant::now();
     let mut buf = [0u8; LEN];
     let mut sent = 0u64;

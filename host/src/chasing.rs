@@ -82,7 +82,7 @@ pub fn play_chasing(
         .collect();
     let packets: Vec<&[u8]> = take.packets().collect();
     let period = u64::try_from(clock.frame_period().as_micros()).unwrap_or(u64::MAX);
-    let mut pacer = Pacer::new();
+    let mut pacer = Pacer::new(true);
     let mut report = ChaseReport {
         real_time: pacer.priority() == crate::pacer::Priority::RealTime,
         ..ChaseReport::default()

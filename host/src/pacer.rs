@@ -38,16 +38,21 @@ pub enum Priority {
 /// Sleeps and spins to deadlines; see the module docs.
 pub struct Pacer {
     priority: Priority,
+    /// The thread's scheduling before, put back on drop; ties the pacer to its thread.
+    saved: os::Saved,
     /// How late the last [`WINDOW`] sleeps woke, past the time asked for.
     oversleeps: [Duration; WINDOW],
     next: usize,
 }
 
 impl Pacer {
-    /// Sets the calling thread's timer slack to 1 ns and tries real-time priority.
-    pub fn new() -> Self {
+    /// Sets the calling thread's timer slack to 1 ns and, if `real_time`, tries
+    /// real-time priority.
+    pub fn new(real_time: bool) -> Self {
+        let (saved, priority) = os::raise(real_time);
         Pacer {
-            priority: raise_priority(),
+            priority,
+            saved,
             oversleeps: [Duration::ZERO; WINDOW],
             next: 0,
         }
@@ -89,30 +94,151 @@ impl Pacer {
     }
 }
 
-impl Default for Pacer {
-    fn default() -> Self {
-        Self::new()
+impl Drop for Pacer {
+    /// Puts the thread's scheduling and timer slack back: the thread lives on,
+    /// and what it starts (threads, processes) would inherit them.
+    fn drop(&mut self) {
+        os::restore(&self.saved);
     }
 }
 
-/// 1 ns timer slack, and `SCHED_FIFO` at a middle priority if allowed.
 #[cfg(target_os = "linux")]
-fn raise_priority() -> Priority {
-    // SAFETY: prctl(PR_SET_TIMERSLACK) and sched_setscheduler(0, ...) only
-    // change the calling thread's own scheduling; `param` outlives the call.
-    unsafe {
-        libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
-        let param = libc::sched_param { sched_priority: 10 };
-        if libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 {
-            Priority::RealTime
-        } else {
-            Priority::Normal
+mod os {
+    use std::marker::PhantomData;
+
+    use super::Priority;
+
+    /// A thread's scheduling attributes and timer slack.
+    pub struct Saved {
+        attr: Option<libc::sched_attr>,
+        slack: libc::c_int,
+        /// The calls act on the calling thread: the pacer must stay on it.
+        _thread: PhantomData<*const ()>,
+    }
+
+    /// 1 ns timer slack; `SCHED_FIFO` at a middle priority if `real_time` and
+    /// allowed, else the normal scheduler with a short slice (see [`SLICE_NS`]).
+    pub fn raise(real_time: bool) -> (Saved, Priority) {
+        // SAFETY: prctl and sched_{get,set}attr(0, ...) read or change only the
+        // calling thread's own scheduling; `attr` outlives each call and its
+        // `size` is the size of the struct passed.
+        unsafe {
+            let slack = libc::prctl(libc::PR_GET_TIMERSLACK, 0, 0, 0, 0);
+            libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
+            let size = std::mem::size_of::<libc::sched_attr>() as libc::c_uint;
+            let mut attr: libc::sched_attr = std::mem::zeroed();
+            let got = libc::syscall(libc::SYS_sched_getattr, 0, &mut attr, size, 0) == 0;
+            let saved = Saved {
+                attr: got.then_some(attr),
+                slack,
+                _thread: PhantomData,
+            };
+            let mut fifo = attr;
+            fifo.sched_policy = libc::SCHED_FIFO as u32;
+            fifo.sched_priority = 10;
+            fifo.sched_nice = 0;
+            // Threads and processes started meanwhile stay normal.
+            fifo.sched_flags = libc::SCHED_FLAG_RESET_ON_FORK as u64;
+            if got && real_time && libc::syscall(libc::SYS_sched_setattr, 0, &fifo, 0) == 0 {
+                return (saved, Priority::RealTime);
+            }
+            if got && attr.sched_policy == libc::SCHED_OTHER as u32 {
+                let mut short = attr;
+                short.sched_runtime = SLICE_NS;
+                libc::syscall(libc::SYS_sched_setattr, 0, &short, 0);
+            }
+            (saved, Priority::Normal)
+        }
+    }
+
+    /// The slice asked of the normal scheduler (EEVDF, Linux 6.12+): a thread
+    /// with a shorter slice than the running one preempts it when it wakes.
+    /// Any thread may ask; older kernels ignore it.
+    const SLICE_NS: u64 = 100_000;
+
+    /// Puts back what [`raise`] changed.
+    pub fn restore(saved: &Saved) {
+        // SAFETY: as in `raise`; `attr` was read from this very thread.
+        unsafe {
+            if let Some(attr) = &saved.attr {
+                // The slice read back is the default one; 0 asks for the default again.
+                let attr = libc::sched_attr {
+                    sched_runtime: 0,
+                    ..*attr
+                };
+                libc::syscall(libc::SYS_sched_setattr, 0, &attr, 0);
+            }
+            libc::prctl(
+                libc::PR_SET_TIMERSLACK,
+                saved.slack as libc::c_ulong,
+                0,
+                0,
+                0,
+            );
         }
     }
 }
 
-/// Elsewhere the normal scheduler; the margin still adapts.
+/// Elsewhere the normal scheduler as it is; the margin still adapts.
 #[cfg(not(target_os = "linux"))]
-fn raise_priority() -> Priority {
-    Priority::Normal
+mod os {
+    use super::Priority;
+
+    /// Nothing changed, nothing to put back.
+    pub struct Saved;
+
+    pub fn raise(_real_time: bool) -> (Saved, Priority) {
+        (Saved, Priority::Normal)
+    }
+
+    pub fn restore(_saved: &Saved) {}
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    fn scheduling() -> (libc::c_int, libc::c_int) {
+        // SAFETY: both read the calling thread's own settings.
+        unsafe {
+            (
+                libc::sched_getscheduler(0),
+                libc::prctl(libc::PR_GET_TIMERSLACK, 0, 0, 0, 0),
+            )
+        }
+    }
+
+    #[test]
+    fn a_dropped_pacer_puts_the_threads_scheduling_back() {
+        thread::spawn(|| {
+            let before = scheduling();
+            let pacer = Pacer::new(true);
+            let during = scheduling();
+            // 1 ns as asked, or 0: real-time threads get none at all (Linux 6.7+).
+            assert!(during.1 <= 1, "timer slack while pacing: {}", during.1);
+            match pacer.priority() {
+                Priority::RealTime => {
+                    assert_eq!(during.0, libc::SCHED_FIFO | libc::SCHED_RESET_ON_FORK)
+                }
+                Priority::Normal => assert_eq!(during.0, before.0),
+            }
+            drop(pacer);
+            assert_eq!(scheduling(), before);
+        })
+        .join()
+        .expect("pacing thread");
+    }
+
+    #[test]
+    fn waits_end_at_the_deadline_and_a_stop_ends_them_early() {
+        let mut pacer = Pacer::new(false);
+        let stop = AtomicBool::new(false);
+        let deadline = Instant::now() + Duration::from_millis(30);
+        assert!(pacer.wait_until(deadline, &stop));
+        assert!(Instant::now() >= deadline);
+        stop.store(true, Ordering::Relaxed);
+        let far = Instant::now() + Duration::from_secs(10);
+        assert!(!pacer.wait_until(far, &stop));
+        assert!(Instant::now() < far);
+    }
 }

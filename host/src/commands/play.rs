@@ -80,6 +80,8 @@ pub struct Options {
     pub repeat: Option<u64>,
     /// Shift frame numbers by one take length per loop so time keeps increasing.
     pub restamp: bool,
+    /// Stay at normal priority instead of trying real-time (see [`Pacer`]).
+    pub normal_priority: bool,
 }
 
 /// What a playback did.
@@ -124,6 +126,7 @@ pub fn run(args: Args) -> Result<()> {
             Some(n) => n,
         },
         restamp: args.restamp,
+        normal_priority: false,
     };
     let timing = match options.fps {
         Some(rate) => format!("at a fixed {rate} fps"),
@@ -255,7 +258,7 @@ pub fn play(
     let mut max_late = Duration::ZERO;
     let mut late_over_1ms = 0u64;
     let mut pass = 0u64;
-    let mut pacer = Pacer::new();
+    let mut pacer = Pacer::new(!options.normal_priority);
     'passes: while options.repeat.is_none_or(|n| pass < n) {
         for packet in take.frames() {
             let mut time = packet.time();
