@@ -11,6 +11,7 @@
 //! - [`take`]: the take image the box stores and plays, and its one builder.
 //! - [`settings`]: the box's settings, as stored, configured and sent.
 //! - [`control`]: the box's control messages (postcard over TCP).
+//! - [`osc`]: Open Sound Control messages, bundles and stream framings, for show tools.
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -19,6 +20,7 @@ pub mod blendshape;
 pub mod control;
 pub mod line;
 pub mod llv_file;
+pub mod osc;
 pub mod pacing;
 pub mod packet;
 pub mod settings;
