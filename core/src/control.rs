@@ -19,7 +19,7 @@ use crate::settings::{Setting, Settings, Target, MAX_CHANGES, MAX_TARGETS};
 use crate::take::NAME_LEN;
 
 /// The protocol version this code speaks.
-pub const PROTOCOL_VERSION: u16 = 2;
+pub const PROTOCOL_VERSION: u16 = 3;
 /// The UDP port Live Link receivers (Unreal, `llv record`) listen on by default.
 pub const LIVE_LINK_PORT: u16 = 11111;
 /// The box's TCP control port.
