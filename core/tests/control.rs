@@ -556,7 +556,14 @@ fn settings_are_checked_before_the_box_stores_them() {
         ..ok
     };
     assert_eq!(s.check(), Err(SettingError::AutoplayName));
-    for bad in ["", "-stage", "stage-", "stage left", "bühne", &"n".repeat(BOX_NAME_LEN + 1)] {
+    for bad in [
+        "",
+        "-stage",
+        "stage-",
+        "stage left",
+        "bühne",
+        &"n".repeat(BOX_NAME_LEN + 1),
+    ] {
         assert_eq!(check_box_name(bad), Err(SettingError::Name), "{bad:?}");
     }
     for good in ["a", "stage-left", "Box-2", &"n".repeat(BOX_NAME_LEN)] {

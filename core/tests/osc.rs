@@ -130,8 +130,14 @@ fn every_malformed_packet_is_named() {
         (b"#bundle\0\0\0\0\0\0\0\0\x01\0\0\0\x03abc", OscError::Size),
         (b"#bundle\0\0\0\0\0\0\0\0\x01\0\0\0\x08abcd", OscError::Size),
         (b"#bundle\0\0\0\0\0\0\0\0\x01\0\0\0\0", OscError::Size),
-        (b"#bundle\0\0\0\0\0\0\0\0\x01\xff\xff\xff\xfc", OscError::Size),
-        (b"#bundle\0\0\0\0\0\0\0\0\x01\0\0\0\x04/a\0\0\0", OscError::Truncated),
+        (
+            b"#bundle\0\0\0\0\0\0\0\0\x01\xff\xff\xff\xfc",
+            OscError::Size,
+        ),
+        (
+            b"#bundle\0\0\0\0\0\0\0\0\x01\0\0\0\x04/a\0\0\0",
+            OscError::Truncated,
+        ),
     ];
     for (bytes, error) in cases {
         assert_eq!(Packet::parse(bytes), Err(*error), "{bytes:02x?}");
@@ -184,10 +190,7 @@ fn encoding_refuses_what_cannot_be_sent() {
         Err(OscError::BufferTooSmall)
     );
     let mut buf = [0u8; 64];
-    assert_eq!(
-        encode_message("llv", &[], &mut buf),
-        Err(OscError::Address)
-    );
+    assert_eq!(encode_message("llv", &[], &mut buf), Err(OscError::Address));
     assert_eq!(
         encode_message("/a", &[Arg::Str("a\0b")], &mut buf),
         Err(OscError::Padding)
@@ -257,7 +260,11 @@ fn slip_frames_escape_and_tell_their_framing() {
         .collect();
     assert_eq!(
         events,
-        [SlipEvent::Overflow, SlipEvent::BadEscape, SlipEvent::Frame(1)]
+        [
+            SlipEvent::Overflow,
+            SlipEvent::BadEscape,
+            SlipEvent::Frame(1)
+        ]
     );
 
     let mut framed = [0u8; 16];
@@ -372,14 +379,12 @@ fn rosc_message() -> impl Strategy<Value = OscPacket> {
 
 fn rosc_packet() -> impl Strategy<Value = OscPacket> {
     rosc_message().prop_recursive(3, 24, 4, |inner| {
-        (any::<(u32, u32)>(), proptest::collection::vec(inner, 0..4)).prop_map(
-            |(time, content)| {
-                OscPacket::Bundle(OscBundle {
-                    timetag: OscTime::from(time),
-                    content,
-                })
-            },
-        )
+        (any::<(u32, u32)>(), proptest::collection::vec(inner, 0..4)).prop_map(|(time, content)| {
+            OscPacket::Bundle(OscBundle {
+                timetag: OscTime::from(time),
+                content,
+            })
+        })
     })
 }
 

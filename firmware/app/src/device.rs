@@ -154,7 +154,7 @@ pub struct BoxDevice<'a> {
     pub state: &'a BoxState,
 }
 
-impl Device for BoxDevice<'_> {
+impl Device<TakeReader> for BoxDevice<'_> {
     fn play(&mut self, take: TakeReader, targets: &[Target], loop_count: u32) {
         self.state.request_play(take, targets, loop_count);
     }

@@ -83,7 +83,7 @@ pub async fn run_store<F: NorFlash, W: Watchdog>(
     let penalties = Penalties::new();
     let ports = Control {
         firmware,
-        store: &store,
+        library: &store,
         penalties: &penalties,
         limits: LIMITS,
     };

@@ -3,6 +3,9 @@
 //! - [`session`]: one connection's [`Session`] (protocol version, token,
 //!   upload ownership, the locked box) and the [`Device`] trait through which
 //!   it plays, stops and reports.
+//! - [`library`]: the [`TakeLibrary`] the session lists, opens, uploads and
+//!   deletes takes in and keeps the settings in: the box's [`llv_box_store::Store`]
+//!   on flash, `llv serve`'s folder of recordings.
 //! - [`connection`]: [`serve_connection`], the frame loop with its deadlines
 //!   over any `embedded_io_async` stream: the firmware's TCP sockets and the
 //!   host tests' `std` streams alike.
@@ -16,11 +19,13 @@
 extern crate std;
 
 pub mod connection;
+pub mod library;
 #[cfg(feature = "mock")]
 pub mod mock;
 pub mod penalty;
 pub mod session;
 
 pub use connection::{serve_connection, ConnectionBuffers, Control, Ended, Limits, LIMITS};
+pub use library::{Refusal, Take, TakeLibrary};
 pub use penalty::Penalties;
 pub use session::{Device, Session};

@@ -87,7 +87,7 @@ fn serve(
 ) -> (Ended, Duration) {
     let control = Control {
         firmware: "test 1",
-        store,
+        library: store,
         penalties,
         limits: LIMITS,
     };

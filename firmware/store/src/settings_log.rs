@@ -87,7 +87,9 @@ impl From<SettingsV2> for Settings {
 pub fn decode(version: u16, payload: &[u8]) -> Result<Settings, Unreadable> {
     let damaged = |_| Unreadable::Damaged(version);
     match version {
-        1 | 2 => whole::<SettingsV2>(payload).map(Settings::from).map_err(damaged),
+        1 | 2 => whole::<SettingsV2>(payload)
+            .map(Settings::from)
+            .map_err(damaged),
         3 => whole::<Settings>(payload).map_err(damaged),
         v => Err(Unreadable::Newer(v)),
     }

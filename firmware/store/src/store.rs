@@ -612,6 +612,11 @@ impl<F: NorFlash> Store<F> {
         Ok(header)
     }
 
+    /// The id of the upload in progress, if any.
+    pub fn upload_id(&self) -> Option<u32> {
+        self.upload.as_ref().map(|u| u.begin.seq)
+    }
+
     /// Drops upload `id` if it is the one in progress (its blocks become free).
     pub fn abort_upload(&mut self, id: u32) {
         if self.upload.as_ref().is_some_and(|u| u.begin.seq == id) {

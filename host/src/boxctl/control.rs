@@ -186,7 +186,10 @@ fn parse_changes(
             }
             "autoplay" if none => Setting::Autoplay(None),
             "autoplay" => {
-                ensure!(value.len() <= NAME_LEN, "autoplay: take name over {NAME_LEN} bytes");
+                ensure!(
+                    value.len() <= NAME_LEN,
+                    "autoplay: take name over {NAME_LEN} bytes"
+                );
                 let loop_count = current.autoplay.as_ref().map_or(0, |a| a.loop_count);
                 Setting::Autoplay(Some(Autoplay {
                     take: bounded(value),
@@ -206,14 +209,20 @@ fn parse_changes(
             }
             "subject" if none => Setting::Subject(None),
             "subject" => {
-                ensure!(value.len() <= SUBJECT_LEN, "subject: over {SUBJECT_LEN} bytes");
+                ensure!(
+                    value.len() <= SUBJECT_LEN,
+                    "subject: over {SUBJECT_LEN} bytes"
+                );
                 Setting::Subject(Some(bounded(value)))
             }
             "address" if value == "dhcp" => Setting::Address(None),
             "address" => Setting::Address(Some(parse_address(value)?)),
             "token" if none => Setting::Token(None),
             "token" => {
-                ensure!(!value.is_empty() && value.len() <= TOKEN_LEN, "token: 1..={TOKEN_LEN} bytes");
+                ensure!(
+                    !value.is_empty() && value.len() <= TOKEN_LEN,
+                    "token: 1..={TOKEN_LEN} bytes"
+                );
                 Setting::Token(Some(bounded(value)))
             }
             "name" if none => Setting::Name(None),
@@ -406,7 +415,14 @@ mod tests {
         assert!(err(&["osc-port", "0"]).contains("not a port"));
         assert!(err(&["reply-port", "70000"]).contains("not a port"));
         let changes = parse_changes(
-            &pairs(&["name", "stage-left", "osc-port", "53000", "reply-port", "53001"]),
+            &pairs(&[
+                "name",
+                "stage-left",
+                "osc-port",
+                "53000",
+                "reply-port",
+                "53001",
+            ]),
             Settings::default(),
         )
         .unwrap();
