@@ -159,6 +159,23 @@ impl<'a> Packet<'a> {
         Self::parse_at_depth(bytes, 1)
     }
 
+    /// Every message in the packet, in order: the message itself, or the
+    /// messages of a bundle and of the bundles in it, depth first.
+    pub fn messages(&self) -> Messages<'a> {
+        let mut messages = Messages {
+            first: None,
+            stack: heapless::Vec::new(),
+        };
+        match *self {
+            Packet::Message(m) => messages.first = Some(m),
+            // Depth 1 of MAX_DEPTH: there is room.
+            Packet::Bundle(b) => {
+                let _ = messages.stack.push(b.elements());
+            }
+        }
+        messages
+    }
+
     fn parse_at_depth(bytes: &'a [u8], depth: usize) -> Result<Packet<'a>, OscError> {
         match bytes.first() {
             None => Err(OscError::Truncated),
@@ -337,6 +354,36 @@ impl<'a> Iterator for Elements<'a> {
             Err(_) => {
                 self.at = self.content.len();
                 None
+            }
+        }
+    }
+}
+
+/// The messages of a checked [`Packet`], depth first.
+#[derive(Clone, Debug)]
+pub struct Messages<'a> {
+    first: Option<Message<'a>>,
+    stack: heapless::Vec<Elements<'a>, MAX_DEPTH>,
+}
+
+impl<'a> Iterator for Messages<'a> {
+    type Item = Message<'a>;
+
+    fn next(&mut self) -> Option<Message<'a>> {
+        if let Some(m) = self.first.take() {
+            return Some(m);
+        }
+        loop {
+            let top = self.stack.last_mut()?;
+            match top.next() {
+                None => {
+                    self.stack.pop();
+                }
+                Some(Packet::Message(m)) => return Some(m),
+                Some(Packet::Bundle(b)) => {
+                    // Checked: no deeper than MAX_DEPTH; were it full, the bundle is skipped.
+                    let _ = self.stack.push(b.elements());
+                }
             }
         }
     }

@@ -183,6 +183,30 @@ fn bundles_nest_at_most_max_depth() {
 }
 
 #[test]
+fn messages_come_out_of_nested_bundles_in_order() {
+    let mut inner = vec![0u8; 128];
+    let mut w = BundleWriter::new(&mut inner, IMMEDIATELY).unwrap();
+    w.message("/b", &[]).unwrap();
+    w.message("/c", &[Arg::Int(3)]).unwrap();
+    let n = w.finish();
+    inner.truncate(n);
+    let mut buf = vec![0u8; 256];
+    let mut w = BundleWriter::new(&mut buf, IMMEDIATELY).unwrap();
+    w.message("/a", &[]).unwrap();
+    w.packet(&inner).unwrap();
+    w.message("/d", &[]).unwrap();
+    let n = w.finish();
+    let packet = Packet::parse(&buf[..n]).unwrap();
+    let addresses: Vec<_> = packet.messages().map(|m| m.address).collect();
+    assert_eq!(addresses, ["/a", "/b", "/c", "/d"]);
+    let deepest = nested(MAX_DEPTH);
+    let packet = Packet::parse(&deepest).unwrap();
+    assert_eq!(packet.messages().count(), 1);
+    let single = encoded("/x", &[]);
+    assert_eq!(Packet::parse(&single).unwrap().messages().count(), 1);
+}
+
+#[test]
 fn encoding_refuses_what_cannot_be_sent() {
     let mut small = [0u8; 8];
     assert_eq!(
@@ -483,4 +507,5 @@ fn visit(packet: &Packet<'_>) {
         }
         Packet::Bundle(b) => b.elements().for_each(|p| visit(&p)),
     }
+    assert!(packet.messages().count() <= 300);
 }

@@ -9,6 +9,10 @@
 //! - [`connection`]: [`serve_connection`], the frame loop with its deadlines
 //!   over any `embedded_io_async` stream: the firmware's TCP sockets and the
 //!   host tests' `std` streams alike.
+//! - [`osc`]: the OSC front door (UDP and TCP in both framings): each
+//!   message becomes a request through the same session, each response a
+//!   JSON reply; subscriptions to the state.
+//! - [`json`]: the JSON writer of the OSC replies.
 //! - [`penalty`]: the growing delay for wrong tokens, per source.
 //! - `mock` (feature `mock`): a [`Device`] that records what it was asked.
 #![no_std]
@@ -19,9 +23,11 @@
 extern crate std;
 
 pub mod connection;
+pub mod json;
 pub mod library;
 #[cfg(feature = "mock")]
 pub mod mock;
+pub mod osc;
 pub mod penalty;
 pub mod session;
 
