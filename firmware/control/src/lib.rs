@@ -13,6 +13,8 @@
 //!   message becomes a request through the same session, each response a
 //!   JSON reply; subscriptions to the state.
 //! - [`json`]: the JSON writer of the OSC replies.
+//! - [`mdns`]: the mDNS/DNS-SD responder's records and answers (the box is
+//!   found as `NAME.local`, `_llv._tcp`, `_osc._udp`).
 //! - [`penalty`]: the growing delay for wrong tokens, per source.
 //! - `mock` (feature `mock`): a [`Device`] that records what it was asked.
 #![no_std]
@@ -25,6 +27,7 @@ extern crate std;
 pub mod connection;
 pub mod json;
 pub mod library;
+pub mod mdns;
 #[cfg(feature = "mock")]
 pub mod mock;
 pub mod osc;

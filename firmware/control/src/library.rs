@@ -101,7 +101,7 @@ pub trait TakeLibrary {
     /// The settings in force.
     fn settings(&self) -> &Settings;
     /// Stores `settings` (already checked by the session).
-    async fn save_settings(&mut self, settings: Settings) -> Result<(), Refusal>;
+    async fn save_settings(&mut self, settings: &Settings) -> Result<(), Refusal>;
     /// Bytes holding takes.
     fn used_bytes(&self) -> u32;
     /// Bytes free for takes.
@@ -167,7 +167,7 @@ impl<F: NorFlash> TakeLibrary for Store<F> {
         Store::settings(self)
     }
 
-    async fn save_settings(&mut self, settings: Settings) -> Result<(), Refusal> {
+    async fn save_settings(&mut self, settings: &Settings) -> Result<(), Refusal> {
         Store::save_settings(self, settings)
             .await
             .map_err(store_error)

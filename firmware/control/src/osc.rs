@@ -49,7 +49,7 @@ use llv_core::take::NAME_LEN;
 use crate::connection::{Control, Ended};
 use crate::json::Json;
 use crate::library::TakeLibrary;
-use crate::session::{Device, Session, Verdict};
+use crate::session::{Device, Pending, Session, Step, Verdict};
 
 /// Largest OSC packet the door reads (a UDP datagram or one stream frame);
 /// a larger one gets an error reply.
@@ -290,19 +290,61 @@ where
     L: TakeLibrary,
     D: Device<L::Take>,
 {
+    if unanswered(m.address) {
+        return Handled {
+            reply: 0,
+            wait: None,
+            close: false,
+        };
+    }
+    let mut library = control.library.lock().await;
+    // Everything but the library's own work is done without waiting, so no
+    // waiting future holds the request or a response.
+    let (connect, pending) = match prepare(m, client, source, mode, control, &*library, device, out)
+    {
+        Ok(started) => started,
+        Err(handled) => return handled,
+    };
+    // OSC asks for nothing that waits on the library; were it to, the
+    // request would finish here.
+    let response = client.session.finish(pending, &mut *library, device).await;
+    drop(library);
+    answered(
+        m.address, connect, &response, client, source, mode, control, out,
+    )
+}
+
+/// The part of [`handle_message`] that does not wait: the reply, or (with
+/// whether it is a `/llv/connect`) what waits on the library.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one call site, all of the message's context"
+)]
+fn prepare<'m, M, L, D>(
+    m: &Message<'m>,
+    client: &mut Client,
+    source: [u8; 4],
+    mode: PenaltyMode,
+    control: &Control<'_, M, L>,
+    library: &L,
+    device: &mut D,
+    out: &mut [u8; MAX_REPLY],
+) -> Result<(bool, Pending<'m>), Handled>
+where
+    M: RawMutex,
+    L: TakeLibrary,
+    D: Device<L::Take>,
+{
     let mut handled = Handled {
         reply: 0,
         wait: None,
         close: false,
     };
-    if unanswered(m.address) {
-        return handled;
-    }
     let command = match command(m) {
         Ok(c) => c,
         Err(why) => {
             handled.reply = reply(out, m.address, ReplyStatus::Error, |j| j.string(why));
-            return handled;
+            return Err(handled);
         }
     };
     let connect = matches!(command, Command::Request(Request::Hello { .. }));
@@ -313,18 +355,17 @@ where
                 j.uint(left.as_millis().div_ceil(1000));
                 j.raw(" s\"");
             });
-            return handled;
+            return Err(handled);
         }
     }
-    let mut library = control.library.lock().await;
-    if !connect && !client.session.is_authenticated(&*library) {
+    if !connect && !client.session.is_authenticated(library) {
         // No token on the box: no /llv/connect needed.
         let hello = Request::Hello {
             protocol: PROTOCOL_VERSION,
             token: None,
         };
-        if let Response::Error { detail, .. } =
-            client.session.handle(hello, &mut *library, device).await
+        if let Step::Done(Response::Error { detail, .. }) =
+            client.session.start(hello, library, device)
         {
             handled.reply = reply(out, m.address, ReplyStatus::Denied, |j| {
                 j.string(&detail);
@@ -333,11 +374,11 @@ where
                     j.raw(": send /llv/connect TOKEN first\"");
                 }
             });
-            return handled;
+            return Err(handled);
         }
     }
-    let response = match command {
-        Command::Request(request) => client.session.handle(request, &mut *library, device).await,
+    let step = match command {
+        Command::Request(request) => client.session.start(request, library, device),
         Command::Subscribe(seconds) => {
             client.subscription.start(Instant::now(), seconds);
             handled.reply = reply(out, m.address, ReplyStatus::Ok, |j| {
@@ -345,10 +386,37 @@ where
                 j.uint(u64::from(seconds));
                 j.raw("}");
             });
-            return handled;
+            return Err(handled);
         }
     };
-    drop(library);
+    match step {
+        Step::Done(response) => Err(answered(
+            m.address, connect, &response, client, source, mode, control, out,
+        )),
+        Step::Wait(pending) => Ok((connect, pending)),
+    }
+}
+
+/// The reply to `response`, and what a `/llv/connect`'s verdict asks.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one call site each, all of the message's context"
+)]
+fn answered<M: RawMutex, L>(
+    address: &str,
+    connect: bool,
+    response: &Response,
+    client: &Client,
+    source: [u8; 4],
+    mode: PenaltyMode,
+    control: &Control<'_, M, L>,
+    out: &mut [u8; MAX_REPLY],
+) -> Handled {
+    let mut handled = Handled {
+        reply: 0,
+        wait: None,
+        close: false,
+    };
     if connect {
         match client.session.verdict() {
             Verdict::Continue => {}
@@ -362,7 +430,7 @@ where
             }
         }
     }
-    handled.reply = response_reply(out, m.address, &response);
+    handled.reply = response_reply(out, address, response);
     handled
 }
 

@@ -51,6 +51,57 @@ pub trait Device<T> {
     fn settings_changed(&mut self, settings: &Settings);
 }
 
+/// A request handled as far as it goes without waiting ([`Session::start`]).
+#[allow(
+    clippy::large_enum_variant,
+    reason = "no heap to box into: one step lives at a time, and never across a wait"
+)]
+pub enum Step<'r> {
+    /// Answered.
+    Done(Response),
+    /// Waits on the library: [`Session::finish`] it.
+    Wait(Pending<'r>),
+}
+
+/// The part of a request that waits on the library (flash or disk work).
+#[derive(Debug)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "no heap to box into: one pending request lives at a time"
+)]
+pub enum Pending<'r> {
+    /// Start an upload.
+    Begin {
+        /// Take name.
+        name: &'r str,
+        /// Image length.
+        total_len: u32,
+        /// Image CRC.
+        crc32: u32,
+    },
+    /// Write a chunk of this connection's upload.
+    Chunk {
+        /// The upload.
+        id: u32,
+        /// Offset in the image.
+        offset: u32,
+        /// The bytes.
+        data: &'r [u8],
+    },
+    /// Commit this connection's upload.
+    Commit {
+        /// The upload.
+        id: u32,
+    },
+    /// Delete a take.
+    Delete {
+        /// Take name.
+        name: &'r str,
+    },
+    /// Store these settings (checked).
+    Save(Settings),
+}
+
 /// What the connection does after this response.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -114,10 +165,22 @@ impl Session {
         device: &mut D,
         out: &'o mut [u8; FRAME_BUF],
     ) -> &'o [u8] {
-        let response = match decode::<Request<'_>>(body) {
-            Ok(request) => self.handle(request, library, device).await,
-            Err(e) => Response::error(ErrorCode::BadRequest, &detail(format_args!("{e}"))),
+        // The request and a response are made and framed without waiting:
+        // only the pending part of a request is held across the wait.
+        let pending = {
+            let step = match decode::<Request<'_>>(body) {
+                Ok(request) => self.start(request, library, device),
+                Err(e) => Step::Done(Response::error(
+                    ErrorCode::BadRequest,
+                    &detail(format_args!("{e}")),
+                )),
+            };
+            match step {
+                Step::Done(response) => return frame(&response, out),
+                Step::Wait(pending) => pending,
+            }
         };
+        let response = self.finish(pending, library, device).await;
         frame(&response, out)
     }
 
@@ -134,28 +197,48 @@ impl Session {
         }
     }
 
-    /// Handles one request.
+    /// Handles one request ([`Session::start`], then [`Session::finish`] if
+    /// it waits on the library).
     pub async fn handle<L: TakeLibrary, D: Device<L::Take>>(
         &mut self,
         request: Request<'_>,
         library: &mut L,
         device: &mut D,
     ) -> Response {
-        match self.handle_inner(request, library, device).await {
-            Ok(response) => response,
-            Err(Refusal { code, detail }) => Response::Error { code, detail },
+        let pending = match self.start(request, library, device) {
+            Step::Done(response) => return response,
+            Step::Wait(pending) => pending,
+        };
+        self.finish(pending, library, device).await
+    }
+
+    /// Handles `request` as far as it can without waiting: every request
+    /// but an upload's, a delete and a settings change is answered here. A
+    /// door calls it with the request just decoded and awaits
+    /// [`Session::finish`] only for the rest, so no waiting future holds a
+    /// whole request or response.
+    pub fn start<'r, L: TakeLibrary, D: Device<L::Take>>(
+        &mut self,
+        request: Request<'r>,
+        library: &L,
+        device: &mut D,
+    ) -> Step<'r> {
+        match self.start_inner(request, library, device) {
+            Ok(step) => step,
+            Err(Refusal { code, detail }) => Step::Done(Response::Error { code, detail }),
         }
     }
 
-    async fn handle_inner<L: TakeLibrary, D: Device<L::Take>>(
+    fn start_inner<'r, L: TakeLibrary, D: Device<L::Take>>(
         &mut self,
-        request: Request<'_>,
-        library: &mut L,
+        request: Request<'r>,
+        library: &L,
         device: &mut D,
-    ) -> Result<Response, Refusal> {
+    ) -> Result<Step<'r>, Refusal> {
         self.rights(&request, library)?;
+        let done = |r| Ok(Step::Done(r));
         match request {
-            Request::Hello { protocol, token } => self.hello(protocol, token, library),
+            Request::Hello { protocol, token } => done(self.hello(protocol, token, library)?),
             Request::Status => {
                 let mut faults = device.faults();
                 if let Some(f) = library.fault() {
@@ -165,7 +248,7 @@ impl Session {
                     }
                     let _ = faults.insert(0, f);
                 }
-                Ok(Response::Status(Status {
+                done(Response::Status(Status {
                     firmware: bounded(self.firmware),
                     uptime_ms: device.uptime_ms(),
                     address: device.address(),
@@ -175,46 +258,27 @@ impl Session {
                     faults,
                 }))
             }
-            Request::List => Ok(Response::List {
+            Request::List => done(Response::List {
                 takes: library.list(),
             }),
             Request::UploadBegin {
                 name,
                 total_len,
                 crc32,
-            } => {
-                if let Some(id) = self.upload.take() {
-                    library.abort_upload(id);
-                }
-                let id = library.begin_upload(name, total_len, crc32).await?;
-                self.upload = Some(id);
-                Ok(Response::Ok)
-            }
+            } => Ok(Step::Wait(Pending::Begin {
+                name,
+                total_len,
+                crc32,
+            })),
             Request::UploadChunk { offset, data } => {
                 let id = self.upload.ok_or_else(no_upload)?;
-                library.write_chunk(id, offset, data).await?;
-                Ok(Response::Ok)
+                Ok(Step::Wait(Pending::Chunk { id, offset, data }))
             }
             Request::UploadCommit => {
                 let id = self.upload.ok_or_else(no_upload)?;
-                let committed = library.commit_upload(id).await;
-                // Only a commit before the last chunk leaves the upload open.
-                if !library.uploading(id) {
-                    self.upload = None;
-                }
-                let header = committed?;
-                if device.playing().is_some_and(|p| p.take == header.name) {
-                    device.stop();
-                }
-                Ok(Response::Ok)
+                Ok(Step::Wait(Pending::Commit { id }))
             }
-            Request::Delete { name } => {
-                if device.playing().is_some_and(|p| p.take == name) {
-                    device.stop();
-                }
-                library.delete(name).await?;
-                Ok(Response::Ok)
-            }
+            Request::Delete { name } => Ok(Step::Wait(Pending::Delete { name })),
             Request::Play {
                 name,
                 targets,
@@ -245,16 +309,16 @@ impl Session {
                     t.check().map_err(invalid)?;
                 }
                 device.play(take, &targets, loop_count);
-                Ok(Response::Ok)
+                done(Response::Ok)
             }
             Request::Stop => {
                 device.stop();
-                Ok(Response::Ok)
+                done(Response::Ok)
             }
             Request::GetSettings => {
                 let mut settings = library.settings().clone();
                 let token_set = settings.token.take().is_some();
-                Ok(Response::Settings {
+                done(Response::Settings {
                     settings,
                     token_set,
                 })
@@ -265,13 +329,58 @@ impl Session {
                     settings.apply(change);
                 }
                 settings.check().map_err(invalid)?;
-                let token = settings.token.clone();
-                library.save_settings(settings).await?;
-                // This connection proved the old token and chose the new one.
-                self.proved = Some(token);
-                device.settings_changed(library.settings());
-                Ok(Response::Ok)
+                Ok(Step::Wait(Pending::Save(settings)))
             }
+        }
+    }
+
+    /// Finishes a request that waits on the library.
+    pub async fn finish<L: TakeLibrary, D: Device<L::Take>>(
+        &mut self,
+        pending: Pending<'_>,
+        library: &mut L,
+        device: &mut D,
+    ) -> Response {
+        let done = match &pending {
+            Pending::Begin {
+                name,
+                total_len,
+                crc32,
+            } => {
+                if let Some(id) = self.upload.take() {
+                    library.abort_upload(id);
+                }
+                let begun = library.begin_upload(name, *total_len, *crc32).await;
+                begun.map(|id| self.upload = Some(id))
+            }
+            Pending::Chunk { id, offset, data } => library.write_chunk(*id, *offset, data).await,
+            Pending::Commit { id } => {
+                let committed = library.commit_upload(*id).await;
+                // Only a commit before the last chunk leaves the upload open.
+                if !library.uploading(*id) {
+                    self.upload = None;
+                }
+                committed.map(|header| {
+                    if device.playing().is_some_and(|p| p.take == header.name) {
+                        device.stop();
+                    }
+                })
+            }
+            Pending::Delete { name } => {
+                if device.playing().is_some_and(|p| p.take == *name) {
+                    device.stop();
+                }
+                library.delete(name).await
+            }
+            Pending::Save(settings) => library.save_settings(settings).await.map(|()| {
+                // This connection proved the old token and chose the new one.
+                self.proved = Some(settings.token.clone());
+                device.settings_changed(library.settings());
+            }),
+        };
+        match done {
+            Ok(()) => Response::Ok,
+            Err(Refusal { code, detail }) => Response::Error { code, detail },
         }
     }
 

@@ -92,7 +92,7 @@ fn box_store() -> SharedStore {
             .collect(),
             ..Settings::default()
         };
-        block_on(s.save_settings(settings)).unwrap();
+        block_on(s.save_settings(&settings)).unwrap();
     }
     store
 }
@@ -101,7 +101,7 @@ fn set(store: &SharedStore, change: impl FnOnce(&mut Settings)) {
     let mut s = block_on(store.lock());
     let mut settings = s.settings().clone();
     change(&mut settings);
-    block_on(s.save_settings(settings)).unwrap();
+    block_on(s.save_settings(&settings)).unwrap();
 }
 
 /// One box's door, store and device.

@@ -170,13 +170,15 @@ impl Log {
         (log, settings)
     }
 
-    /// Appends `settings` as the newest record (schema [`SCHEMA`]).
+    /// Appends `settings` as the newest record (schema [`SCHEMA`]), built in
+    /// `buf` (the store's, so that no waiting future holds a record's bytes).
     pub async fn save<F: NorFlash>(
         &mut self,
         flash: &mut F,
         settings: &Settings,
+        buf: &mut [u8; RECORD_MAX],
     ) -> Result<(), SaveError<F::Error>> {
-        let mut buf = [0xFFu8; RECORD_MAX];
+        buf.fill(0xFF);
         let len = postcard::to_slice(settings, &mut buf[HEAD..])
             .map_err(|_| SaveError::TooLarge)?
             .len();

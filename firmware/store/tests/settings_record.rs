@@ -119,7 +119,7 @@ fn records_of_every_schema_are_read() {
 #[test]
 fn the_record_written_is_schema_3_byte_for_byte() {
     let mut store = mount(Flash::new(REGION.end as usize));
-    block_on(store.save_settings(expected_3())).unwrap();
+    block_on(store.save_settings(&expected_3())).unwrap();
     let mut flash = store.into_flash();
     let mut written = vec![0u8; 96];
     block_on(embedded_storage_async::nor_flash::ReadNorFlash::read(
@@ -135,7 +135,7 @@ fn the_record_written_is_schema_3_byte_for_byte() {
         let mut changed = store.settings().clone();
         changed.subject = Some("Other".try_into().unwrap());
         changed.name = Some("stage-right".try_into().unwrap());
-        block_on(store.save_settings(changed.clone())).unwrap();
+        block_on(store.save_settings(&changed)).unwrap();
         let store = mount(store.into_flash());
         assert_eq!(store.settings(), &changed);
         assert_eq!(store.settings().targets, expected().targets);
@@ -164,7 +164,7 @@ fn an_unreadable_newest_record_locks_the_settings_until_a_reset() {
         assert_eq!(store.fault(), Some(StoreFault::Settings(why)));
         assert_eq!(store.settings(), &Settings::default());
         assert_eq!(
-            block_on(store.save_settings(expected())),
+            block_on(store.save_settings(&expected())),
             Err(StoreError::SettingsLocked)
         );
         // Nothing silently replaced the record: it is still there after a remount.
@@ -172,7 +172,7 @@ fn an_unreadable_newest_record_locks_the_settings_until_a_reset() {
         assert_eq!(store.fault(), Some(StoreFault::Settings(why)));
         block_on(store.reset_settings()).unwrap();
         assert_eq!(store.fault(), None);
-        block_on(store.save_settings(expected_3())).unwrap();
+        block_on(store.save_settings(&expected_3())).unwrap();
         let store = mount(store.into_flash());
         assert_eq!((store.fault(), store.settings()), (None, &expected_3()));
     }
