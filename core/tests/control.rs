@@ -20,6 +20,11 @@ fn round_trip_request(req: &Request<'_>) {
 fn round_trip_response(resp: &Response) {
     let mut buf = [0u8; PREFIX_LEN + MAX_FRAME];
     let frame = encode(resp, &mut buf).unwrap();
+    assert!(
+        frame.len() <= PREFIX_LEN + MAX_RESPONSE,
+        "{} bytes",
+        frame.len()
+    );
     let back: Response = decode(&frame[PREFIX_LEN..]).unwrap();
     assert_eq!(&back, resp);
 }

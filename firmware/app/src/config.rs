@@ -275,3 +275,17 @@ mod tests {
         assert_eq!(c.loops, Loops::Times(4));
     }
 }
+
+/// The box's network name when its settings give none: `llv-` and the last
+/// three bytes of its MAC address in hex (`llv-123456`), a host name label.
+pub fn default_name(mac: &[u8; 6]) -> heapless::String<{ llv_core::settings::BOX_NAME_LEN }> {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut name = heapless::String::new();
+    // 10 bytes: fits.
+    let _ = name.push_str("llv-");
+    for b in &mac[3..] {
+        let _ = name.push(char::from(HEX[usize::from(b >> 4)]));
+        let _ = name.push(char::from(HEX[usize::from(b & 15)]));
+    }
+    name
+}

@@ -105,6 +105,11 @@ impl BoxState {
             .lock(|a| *a.borrow_mut() = Some(address.octets()));
     }
 
+    /// The box's address, once the network is up.
+    pub fn address(&self) -> Option<[u8; 4]> {
+        self.address.lock(|a| *a.borrow())
+    }
+
     /// Tells the player to play `reader`'s take, replacing what plays.
     pub fn request_play(&self, reader: TakeReader, targets: &[Target], loop_count: u32) {
         self.commands.signal(Command::Play {
@@ -172,7 +177,7 @@ impl Device<TakeReader> for BoxDevice<'_> {
     }
 
     fn address(&self) -> Option<[u8; 4]> {
-        self.state.address.lock(|a| *a.borrow())
+        self.state.address()
     }
 
     fn faults(&self) -> Vec<Fault, MAX_FAULTS> {

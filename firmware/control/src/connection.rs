@@ -21,7 +21,7 @@ use llv_core::control::{body_len, MAX_FRAME, PREFIX_LEN};
 
 use crate::library::TakeLibrary;
 use crate::penalty::Penalties;
-use crate::session::{Device, Session, Verdict, FRAME_BUF};
+use crate::session::{Device, Session, Verdict, RESPONSE_BUF};
 
 /// How long a connection may take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,7 +63,7 @@ pub struct Control<'a, M: RawMutex, L> {
 /// Memory for one connection: the request body and the framed response.
 pub struct ConnectionBuffers {
     body: [u8; MAX_FRAME],
-    out: [u8; FRAME_BUF],
+    out: [u8; RESPONSE_BUF],
 }
 
 impl ConnectionBuffers {
@@ -71,7 +71,7 @@ impl ConnectionBuffers {
     pub const fn new() -> Self {
         ConnectionBuffers {
             body: [0; MAX_FRAME],
-            out: [0; FRAME_BUF],
+            out: [0; RESPONSE_BUF],
         }
     }
 }

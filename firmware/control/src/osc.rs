@@ -54,8 +54,9 @@ use crate::session::{Device, Pending, Session, Step, Verdict};
 /// Largest OSC packet the door reads (a UDP datagram or one stream frame);
 /// a larger one gets an error reply.
 pub const MAX_PACKET: usize = 512;
-/// Largest reply packet (fits one Ethernet frame over UDP).
-pub const MAX_REPLY: usize = 1280;
+/// Largest reply packet (fits one Ethernet frame over UDP; a list of takes
+/// that does not fit says how many more there are).
+pub const MAX_REPLY: usize = 1024;
 /// Messages of one packet (a bundle) the door runs.
 pub const MAX_MESSAGES: usize = 8;
 /// UDP clients remembered at once (their sessions and subscriptions).
@@ -297,21 +298,24 @@ where
             close: false,
         };
     }
-    let mut library = control.library.lock().await;
-    // Everything but the library's own work is done without waiting, so no
-    // waiting future holds the request or a response.
-    let (connect, pending) = match prepare(m, client, source, mode, control, &*library, device, out)
-    {
-        Ok(started) => started,
-        Err(handled) => return handled,
-    };
-    // OSC asks for nothing that waits on the library; were it to, the
-    // request would finish here.
-    let response = client.session.finish(pending, &mut *library, device).await;
-    drop(library);
-    answered(
-        m.address, connect, &response, client, source, mode, control, out,
-    )
+    let library = control.library.lock().await;
+    // Everything is done without waiting: OSC asks for nothing that waits on
+    // the library (uploads, deletes and settings are the binary protocol's),
+    // so the door's futures hold no request, response or library work.
+    match prepare(m, client, source, mode, control, &*library, device, out) {
+        Ok(_) => {
+            let mut handled = Handled {
+                reply: 0,
+                wait: None,
+                close: false,
+            };
+            handled.reply = reply(out, m.address, ReplyStatus::Error, |j| {
+                j.string("not over OSC")
+            });
+            handled
+        }
+        Err(handled) => handled,
+    }
 }
 
 /// The part of [`handle_message`] that does not wait: the reply, or (with

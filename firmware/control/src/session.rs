@@ -18,7 +18,7 @@
 use heapless::{String, Vec};
 use llv_core::control::{
     bounded, decode, encode, ErrorCode, Fault, Playing, Request, Response, Status, MAX_FAULTS,
-    MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
+    MAX_FRAME, MAX_RESPONSE, PREFIX_LEN, PROTOCOL_VERSION,
 };
 use llv_core::settings::{Settings, Target, TOKEN_LEN};
 use subtle::ConstantTimeEq;
@@ -27,6 +27,8 @@ use crate::library::{detail, Refusal, Take, TakeLibrary};
 
 /// Bytes of a buffer that holds any framed message.
 pub const FRAME_BUF: usize = PREFIX_LEN + MAX_FRAME;
+/// Bytes of a buffer that holds any framed response.
+pub const RESPONSE_BUF: usize = PREFIX_LEN + MAX_RESPONSE;
 
 /// What the session needs from the rest of the box: the player (which plays
 /// takes of type `T`, opened by the library) and the box's own state.
@@ -163,7 +165,7 @@ impl Session {
         body: &[u8],
         library: &mut L,
         device: &mut D,
-        out: &'o mut [u8; FRAME_BUF],
+        out: &'o mut [u8; RESPONSE_BUF],
     ) -> &'o [u8] {
         // The request and a response are made and framed without waiting:
         // only the pending part of a request is held across the wait.
@@ -185,7 +187,7 @@ impl Session {
     }
 
     /// The framed refusal of a body of `len` bytes (over `MAX_FRAME`, skipped by the caller).
-    pub fn refuse_oversized(len: usize, out: &mut [u8; FRAME_BUF]) -> &[u8] {
+    pub fn refuse_oversized(len: usize, out: &mut [u8; RESPONSE_BUF]) -> &[u8] {
         let text = detail(format_args!("{len} bytes exceeds {MAX_FRAME}"));
         frame(&Response::error(ErrorCode::TooLarge, &text), out)
     }
@@ -480,7 +482,7 @@ fn no_upload() -> Refusal {
 }
 
 /// Frames `response` into `out`; every response fits in `MAX_FRAME`.
-fn frame<'o>(response: &Response, out: &'o mut [u8; FRAME_BUF]) -> &'o [u8] {
+fn frame<'o>(response: &Response, out: &'o mut [u8; RESPONSE_BUF]) -> &'o [u8] {
     match encode(response, out) {
         Ok(frame) => {
             let n = frame.len();

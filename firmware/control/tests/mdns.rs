@@ -191,6 +191,7 @@ fn the_announcement_holds_every_record() {
         &mut out,
     );
     assert!(n > 0);
+    eprintln!("longest answer {n}, announce {}", announce(&long, &mut out));
 }
 
 proptest! {
