@@ -19,7 +19,7 @@ use crate::args::TokenArgs;
 /// Arguments of `llv box`.
 #[derive(Args, Debug)]
 pub struct BoxArgs {
-    /// The box: HOST[:PORT] (control port 11113 by default).
+    /// The box: HOST[:PORT] or its name (NAME or NAME.local, found by mDNS); control port 11113 by default.
     #[arg(value_name = "ADDR[:PORT]")]
     pub addr: String,
     #[command(flatten)]
