@@ -270,43 +270,37 @@ async fn respond<F: NorFlash>(
     let group_endpoint = IpEndpoint::new(IpAddress::Ipv4(group), mdns::PORT);
     let mut announced: Option<Key> = None;
     let mut next_check = Instant::now();
+    let mut free = 0;
     loop {
-        // What the records say now.
-        let (name, free) = {
-            let store = control.library.lock().await;
-            let name: String<BOX_NAME_LEN> = match &store.settings().name {
-                Some(n) => n.clone(),
-                None => llv_core::control::bounded(identity.default_name),
-            };
-            (name, store.free_bytes())
+        if Instant::now() >= next_check {
+            next_check = Instant::now() + ANNOUNCE_CHECK;
+            free = control.library.lock().await.free_bytes();
+        }
+        // The records as they are when a query comes (name, address and
+        // take from the box's state; the free space as of the last check).
+        let key = || Key {
+            name: state
+                .name()
+                .unwrap_or_else(|| llv_core::control::bounded(identity.default_name)),
+            ipv4: state.address().unwrap_or([0; 4]),
+            playing: state.playing().map(|p| p.take).unwrap_or_default(),
         };
-        let playing: String<NAME_LEN> = state.playing().map(|p| p.take).unwrap_or_default();
-        let address = state.address().unwrap_or([0; 4]);
-        let id = mdns::Identity {
-            name: &name,
-            firmware: identity.firmware,
-            ipv4: address,
-            control_port: CONTROL_PORT,
-            osc_port: identity.osc_port,
-            free_bytes: free,
-            playing: &playing,
-        };
-        let key = Key {
-            name: name.clone(),
-            ipv4: address,
-            playing: playing.clone(),
-        };
-        if announced.as_ref() != Some(&key) {
-            let n = mdns::announce(&id, out);
+        let now = key();
+        if announced.as_ref() != Some(&now) {
+            let n = mdns::announce(&records(&now, identity, free), out);
             if n > 0 {
                 let _ = with_timeout(SEND_WAIT, socket.send_to(&out[..n], group_endpoint)).await;
             }
-            announced = Some(key);
+            announced = Some(now);
         }
         match select(
             socket.recv_from_with(|query, meta| {
                 let from = (ipv4(&meta.endpoint), meta.endpoint.port);
-                (mdns::answer(&id, query, from.1, out), from)
+                let key = key();
+                (
+                    mdns::answer(&records(&key, identity, free), query, from.1, out),
+                    from,
+                )
             }),
             Timer::at(next_check),
         )
@@ -317,9 +311,21 @@ async fn respond<F: NorFlash>(
                 let to = IpEndpoint::new(IpAddress::Ipv4(Ipv4Addr::from(ip)), port);
                 let _ = with_timeout(SEND_WAIT, socket.send_to(&out[..n], to)).await;
             }
-            Either::First(_) => {}
-            Either::Second(()) => next_check = Instant::now() + ANNOUNCE_CHECK,
+            _ => {}
         }
+    }
+}
+
+/// The records of the box as `key` and `identity` say.
+fn records<'k>(key: &'k Key, identity: &'k Identity<'_>, free: u32) -> mdns::Identity<'k> {
+    mdns::Identity {
+        name: &key.name,
+        firmware: identity.firmware,
+        ipv4: key.ipv4,
+        control_port: CONTROL_PORT,
+        osc_port: identity.osc_port,
+        free_bytes: free,
+        playing: &key.playing,
     }
 }
 
