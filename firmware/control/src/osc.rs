@@ -466,13 +466,18 @@ fn response_reply(out: &mut [u8; MAX_REPLY], address: &str, response: &Response)
     }
 }
 
+/// Writes `,"key":n`.
+fn number(j: &mut Json<'_>, key: &str, n: u64) {
+    j.raw(",");
+    j.key(key);
+    j.uint(n);
+}
+
 fn status_json(j: &mut Json<'_>, s: &Status) {
     j.raw("{");
     j.key("firmware");
     j.string(&s.firmware);
-    j.raw(",");
-    j.key("uptime_ms");
-    j.uint(s.uptime_ms);
+    number(j, "uptime_ms", s.uptime_ms);
     j.raw(",");
     j.key("address");
     match s.address {
@@ -486,25 +491,15 @@ fn status_json(j: &mut Json<'_>, s: &Status) {
             j.raw("{");
             j.key("take");
             j.string(&p.take);
-            j.raw(",");
-            j.key("frame");
-            j.uint(u64::from(p.frame));
-            j.raw(",");
-            j.key("loops_done");
-            j.uint(u64::from(p.loops_done));
-            j.raw(",");
-            j.key("late_frames");
-            j.uint(u64::from(p.late_frames));
+            number(j, "frame", u64::from(p.frame));
+            number(j, "loops_done", u64::from(p.loops_done));
+            number(j, "late_frames", u64::from(p.late_frames));
             j.raw("}");
         }
         None => j.raw("null"),
     }
-    j.raw(",");
-    j.key("used_bytes");
-    j.uint(u64::from(s.used_bytes));
-    j.raw(",");
-    j.key("free_bytes");
-    j.uint(u64::from(s.free_bytes));
+    number(j, "used_bytes", u64::from(s.used_bytes));
+    number(j, "free_bytes", u64::from(s.free_bytes));
     j.raw(",");
     j.key("faults");
     j.raw("[");
@@ -538,9 +533,7 @@ fn takes_json(j: &mut Json<'_>, takes: &[TakeInfo]) {
         j.raw("{");
         j.key("name");
         j.string(&t.name);
-        j.raw(",");
-        j.key("frames");
-        j.uint(u64::from(t.frame_count));
+        number(j, "frames", u64::from(t.frame_count));
         j.raw("}");
         if j.overflowed() {
             j.reset(mark);

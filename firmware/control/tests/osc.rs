@@ -104,6 +104,19 @@ fn set(store: &SharedStore, change: impl FnOnce(&mut Settings)) {
     block_on(s.save_settings(&settings)).unwrap();
 }
 
+/// What the door's calls share: the store and the penalties.
+fn control<'a>(
+    store: &'a SharedStore,
+    penalties: &'a Penalties,
+) -> Control<'a, embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex, common::StoreOf> {
+    Control {
+        firmware: "test 1",
+        library: store,
+        penalties,
+        limits: LIMITS,
+    }
+}
+
 /// One box's door, store and device.
 struct Door {
     store: SharedStore,
@@ -127,12 +140,7 @@ impl Door {
     /// Sends `datagram` from `from`; returns the replies to the sender's port.
     fn send_from(&mut self, from: ([u8; 4], u16), datagram: &[u8]) -> Vec<(String, Value)> {
         self.sink.0.clear();
-        let control = Control {
-            firmware: "test 1",
-            library: &self.store,
-            penalties: &self.penalties,
-            limits: LIMITS,
-        };
+        let control = control(&self.store, &self.penalties);
         let mut out = [0u8; MAX_REPLY];
         on_mock_clock(
             self.door.handle(
@@ -168,12 +176,7 @@ impl Door {
     /// Lets the door push (as its task does every PUSH_POLL); returns what went to the client.
     fn push(&mut self) -> Vec<(String, Value)> {
         self.sink.0.clear();
-        let control = Control {
-            firmware: "test 1",
-            library: &self.store,
-            penalties: &self.penalties,
-            limits: LIMITS,
-        };
+        let control = control(&self.store, &self.penalties);
         let mut out = [0u8; MAX_REPLY];
         on_mock_clock(
             self.door
@@ -407,12 +410,7 @@ fn serve_stream(
     io: &mut ScriptedStream,
     device: &mut RecordingDevice,
 ) -> (Ended, Duration) {
-    let control = Control {
-        firmware: "test 1",
-        library: store,
-        penalties,
-        limits: LIMITS,
-    };
+    let control = control(store, penalties);
     let mut buffers = OscBuffers::new();
     on_mock_clock(
         serve_osc_connection(

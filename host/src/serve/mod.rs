@@ -130,13 +130,14 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     );
 
     let connections: &'static AtomicUsize = Box::leak(Box::new(AtomicUsize::new(0)));
+    let _ = SHARED.set(shared);
     {
         let player = player.clone();
-        std::thread::spawn(move || accept_control(control, shared, player, connections));
+        std::thread::spawn(move || accept(control, player, connections, serve_control));
     }
     {
         let player = player.clone();
-        std::thread::spawn(move || accept_osc(osc_tcp, shared, player, connections));
+        std::thread::spawn(move || accept(osc_tcp, player, connections, serve_osc));
     }
     {
         let player = player.clone();
@@ -239,11 +240,13 @@ impl Drop for Slot {
     }
 }
 
-fn accept_control(
+/// Serves each connection of `listener` on a thread of its own (at most
+/// [`MAX_CONNECTIONS`] at once, counted in `connections`) with `serve`.
+fn accept(
     listener: TcpListener,
-    shared: Shared,
     player: Player,
     connections: &'static AtomicUsize,
+    serve: fn(&mut Stream, [u8; 4], &mut Player),
 ) {
     for stream in listener.incoming().flatten() {
         let Some(slot) = Slot::take(connections) else {
@@ -253,52 +256,42 @@ fn accept_control(
         std::thread::spawn(move || {
             let _slot = slot;
             let source = stream.peer_addr().map_or([0; 4], |a| ipv4_of(&a));
-            let Ok(mut stream) = Stream::new(stream) else {
-                return;
-            };
-            let mut buffers = Box::new(ConnectionBuffers::new());
-            let control = shared.control();
-            block_on(serve_connection(
-                &mut stream,
-                source,
-                &control,
-                &mut device,
-                &mut buffers,
-                &AtomicBool::new(false),
-            ));
+            if let Ok(mut stream) = Stream::new(stream) {
+                serve(&mut stream, source, &mut device);
+            }
         });
     }
 }
 
-fn accept_osc(
-    listener: TcpListener,
-    shared: Shared,
-    player: Player,
-    connections: &'static AtomicUsize,
-) {
-    for stream in listener.incoming().flatten() {
-        let Some(slot) = Slot::take(connections) else {
-            continue;
-        };
-        let mut device = player.clone();
-        std::thread::spawn(move || {
-            let _slot = slot;
-            let source = stream.peer_addr().map_or([0; 4], |a| ipv4_of(&a));
-            let Ok(mut stream) = Stream::new(stream) else {
-                return;
-            };
-            let mut buffers = Box::new(OscBuffers::new());
-            let control = shared.control();
-            block_on(serve_osc_connection(
-                &mut stream,
-                source,
-                &control,
-                &mut device,
-                &mut buffers,
-                &AtomicBool::new(false),
-            ));
-        });
-    }
+/// What every thread shares, once set at start.
+static SHARED: std::sync::OnceLock<Shared> = std::sync::OnceLock::new();
+
+/// A control protocol connection.
+fn serve_control(stream: &mut Stream, source: [u8; 4], device: &mut Player) {
+    let Some(shared) = SHARED.get() else { return };
+    let mut buffers = Box::new(ConnectionBuffers::new());
+    block_on(serve_connection(
+        stream,
+        source,
+        &shared.control(),
+        device,
+        &mut buffers,
+        &AtomicBool::new(false),
+    ));
+}
+
+/// An OSC connection.
+fn serve_osc(stream: &mut Stream, source: [u8; 4], device: &mut Player) {
+    let Some(shared) = SHARED.get() else { return };
+    let mut buffers = Box::new(OscBuffers::new());
+    block_on(serve_osc_connection(
+        stream,
+        source,
+        &shared.control(),
+        device,
+        &mut buffers,
+        &AtomicBool::new(false),
+    ));
 }
 
 /// Sends OSC replies from the door's UDP socket.

@@ -17,7 +17,9 @@ use llv_box_store::mock::MockFlash;
 use llv_box_store::Store;
 
 pub type Flash = MockFlash<4, 1024>;
-pub type SharedStore = Mutex<CriticalSectionRawMutex, Store<Flash>>;
+/// The store the tests share.
+pub type StoreOf = Store<Flash>;
+pub type SharedStore = Mutex<CriticalSectionRawMutex, StoreOf>;
 
 /// The mock clock is one per process: tests that move it take turns.
 pub static CLOCK: StdMutex<()> = StdMutex::new(());
