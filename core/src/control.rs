@@ -19,7 +19,7 @@ use crate::settings::{Setting, Settings, Target, MAX_CHANGES, MAX_TARGETS};
 use crate::take::NAME_LEN;
 
 /// The protocol version this code speaks.
-pub const PROTOCOL_VERSION: u16 = 2;
+pub const PROTOCOL_VERSION: u16 = 3;
 /// The UDP port Live Link receivers (Unreal, `llv record`) listen on by default.
 pub const LIVE_LINK_PORT: u16 = 11111;
 /// The box's TCP control port.
@@ -28,6 +28,9 @@ pub const CONTROL_PORT: u16 = 11113;
 pub const PREFIX_LEN: usize = 2;
 /// Largest message body in bytes; a longer one is refused with [`ErrorCode::TooLarge`].
 pub const MAX_FRAME: usize = 2048;
+/// Largest response body the box sends (a list of [`MAX_TAKES`] takes is
+/// the longest, about 780 bytes); a box's response buffer needs no more.
+pub const MAX_RESPONSE: usize = 1024;
 /// Largest `data` of one [`Request::UploadChunk`].
 pub const MAX_CHUNK: usize = 1024;
 /// Most takes a box lists (and stores).

@@ -13,6 +13,7 @@
 //! - [`control`]: the box's control messages (postcard over TCP).
 //! - [`artnet`]: Art-Net timecode packets and timecode frame arithmetic.
 //! - [`chase`]: following a show's timecode on a local clock.
+//! - [`osc`]: Open Sound Control messages, bundles and stream framings, for show tools.
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -23,6 +24,7 @@ pub mod chase;
 pub mod control;
 pub mod line;
 pub mod llv_file;
+pub mod osc;
 pub mod pacing;
 pub mod packet;
 pub mod settings;

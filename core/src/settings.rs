@@ -23,6 +23,12 @@ pub const TOKEN_LEN: usize = 32;
 pub const SUBJECT_LEN: usize = 64;
 /// Most changes in one [`crate::control::Request::SetSettings`].
 pub const MAX_CHANGES: usize = 8;
+/// Longest box name in bytes (one DNS label of `NAME.local`).
+pub const BOX_NAME_LEN: usize = 32;
+/// The port (UDP and TCP) the box listens for OSC on unless the settings say another.
+pub const OSC_PORT: u16 = 11114;
+/// The mDNS port, which no other service of the box may take.
+pub const MDNS_PORT: u16 = 5353;
 
 /// A UDP destination for playback: IPv4 address and port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -149,6 +155,10 @@ pub enum SettingError {
     Subject,
     /// A token that is empty or holds other than printable ASCII without spaces.
     Token,
+    /// A box name that is not a host name label (see [`check_box_name`]).
+    Name,
+    /// An OSC or reply port that is 0, or an OSC port another service of the box uses.
+    Port(u16),
 }
 
 impl fmt::Display for SettingError {
@@ -174,7 +184,31 @@ impl fmt::Display for SettingError {
                     "token: 1..={TOKEN_LEN} printable ASCII characters, no spaces"
                 )
             }
+            SettingError::Name => write!(
+                f,
+                "name: 1..={BOX_NAME_LEN} letters, digits and '-', not starting or ending with '-'"
+            ),
+            SettingError::Port(p) => write!(
+                f,
+                "port {p}: not 0, and an OSC port is not the control port {} or mDNS {MDNS_PORT}",
+                crate::control::CONTROL_PORT
+            ),
         }
+    }
+}
+
+/// Whether `name` can be the box's name: a host name label (RFC 1123) of 1
+/// to [`BOX_NAME_LEN`] ASCII letters, digits and hyphens, neither starting
+/// nor ending with a hyphen, so that `NAME.local` resolves.
+pub fn check_box_name(name: &str) -> Result<(), SettingError> {
+    let ok = (1..=BOX_NAME_LEN).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        && !name.starts_with('-')
+        && !name.ends_with('-');
+    if ok {
+        Ok(())
+    } else {
+        Err(SettingError::Name)
     }
 }
 
@@ -191,6 +225,15 @@ pub struct Settings {
     pub address: Option<StaticAddress>,
     /// Shared token every connection must present in its `Hello`; `None` for an open box.
     pub token: Option<String<TOKEN_LEN>>,
+    /// The box's name on the network (`NAME.local`, its DNS-SD instances);
+    /// `None` for the board's default name.
+    pub name: Option<String<BOX_NAME_LEN>>,
+    /// The UDP and TCP port the box listens for OSC on; `None` for [`OSC_PORT`].
+    pub osc_port: Option<u16>,
+    /// A UDP port on the sender's address that every OSC reply also goes to
+    /// (where a show tool listens for feedback); `None`: replies go to the
+    /// sender's port only.
+    pub reply_port: Option<u16>,
 }
 
 /// One change to [`Settings`]; a [`crate::control::Request::SetSettings`] applies its changes together.
@@ -206,6 +249,12 @@ pub enum Setting {
     Address(Option<StaticAddress>),
     /// Set or clear the shared token.
     Token(Option<String<TOKEN_LEN>>),
+    /// Set the box's name, or go back to the board's default.
+    Name(Option<String<BOX_NAME_LEN>>),
+    /// Set the OSC port, or go back to [`OSC_PORT`].
+    OscPort(Option<u16>),
+    /// Set or clear the port OSC replies also go to.
+    ReplyPort(Option<u16>),
 }
 
 impl Settings {
@@ -228,6 +277,17 @@ impl Settings {
         if self.token.as_ref().is_some_and(|t| !token_ok(t)) {
             return Err(SettingError::Token);
         }
+        if let Some(name) = &self.name {
+            check_box_name(name)?;
+        }
+        if let Some(p) = self.osc_port {
+            if p == 0 || p == crate::control::CONTROL_PORT || p == MDNS_PORT {
+                return Err(SettingError::Port(p));
+            }
+        }
+        if self.reply_port == Some(0) {
+            return Err(SettingError::Port(0));
+        }
         Ok(())
     }
 
@@ -239,6 +299,14 @@ impl Settings {
             Setting::Subject(s) => self.subject = s.clone(),
             Setting::Address(a) => self.address = *a,
             Setting::Token(t) => self.token = t.clone(),
+            Setting::Name(n) => self.name = n.clone(),
+            Setting::OscPort(p) => self.osc_port = *p,
+            Setting::ReplyPort(p) => self.reply_port = *p,
         }
+    }
+
+    /// The OSC port in use: the setting, else [`OSC_PORT`].
+    pub fn osc_port(&self) -> u16 {
+        self.osc_port.unwrap_or(OSC_PORT)
     }
 }

@@ -20,6 +20,11 @@ fn round_trip_request(req: &Request<'_>) {
 fn round_trip_response(resp: &Response) {
     let mut buf = [0u8; PREFIX_LEN + MAX_FRAME];
     let frame = encode(resp, &mut buf).unwrap();
+    assert!(
+        frame.len() <= PREFIX_LEN + MAX_RESPONSE,
+        "{} bytes",
+        frame.len()
+    );
     let back: Response = decode(&frame[PREFIX_LEN..]).unwrap();
     assert_eq!(&back, resp);
 }
@@ -51,6 +56,9 @@ fn full_settings() -> Settings {
             gateway: Some([10, 0, 0, 1]),
         }),
         token: Some(name(&"t".repeat(TOKEN_LEN))),
+        name: Some(name(&"b".repeat(BOX_NAME_LEN))),
+        osc_port: Some(u16::MAX),
+        reply_port: Some(u16::MAX),
     }
 }
 
@@ -257,17 +265,18 @@ fn dao_target() -> Vec<Target, MAX_TARGETS> {
 // postcard: enum variant and lengths as varints (7 bits a byte, low first),
 // u16/u32/u64 as varints, u8 and [u8; 4] as bytes, Option as 0 or 1 then the
 // value, strings and byte slices as length then bytes, structs as their
-// fields in order. 11111 = e7 56; 61000 = c8 dc 03; 0xDEADBEEF = ef fd b6 f5 0d.
+// fields in order. 11111 = e7 56; 53000 = 88 9e 03;
+// 61000 = c8 dc 03; 0xDEADBEEF = ef fd b6 f5 0d.
 
 #[test]
 fn every_request_has_its_documented_bytes() {
     let golden: [(Request<'_>, &[u8]); 11] = [
         (
             Request::Hello {
-                protocol: 2,
+                protocol: 3,
                 token: Some("s3cret"),
             },
-            &[0x00, 0x02, 0x01, 0x06, b's', b'3', b'c', b'r', b'e', b't'],
+            &[0x00, 0x03, 0x01, 0x06, b's', b'3', b'c', b'r', b'e', b't'],
         ),
         (Request::Status, &[0x01]),
         (Request::List, &[0x02]),
@@ -320,17 +329,24 @@ fn every_request_has_its_documented_bytes() {
                         gateway: Some([10, 0, 2, 2]),
                     })),
                     Setting::Token(None),
+                    Setting::Name(Some(name("stage-left"))),
+                    Setting::OscPort(Some(53000)),
+                    Setting::ReplyPort(None),
                 ]
                 .into_iter()
                 .collect(),
             },
             &[
-                0x0a, 0x05, // SetSettings, 5 changes
+                0x0a, 0x08, // SetSettings, 8 changes
                 0x00, 0x01, 10, 0, 2, 2, 0xe7, 0x56, // Targets
                 0x01, 0x01, 0x03, b'd', b'a', b'o', 0x03, // Autoplay
                 0x02, 0x01, 0x04, b'F', b'a', b'c', b'e', // Subject
                 0x03, 0x01, 10, 0, 2, 15, 24, 0x01, 10, 0, 2, 2, // Address
                 0x04, 0x00, // Token(None)
+                0x05, 0x01, 0x0a, b's', b't', b'a', b'g', b'e', b'-', b'l', b'e', b'f',
+                b't', // Name
+                0x06, 0x01, 0x88, 0x9e, 0x03, // OscPort(53000)
+                0x07, 0x00, // ReplyPort(None)
             ],
         ),
     ];
@@ -381,10 +397,10 @@ fn every_response_has_its_documented_bytes() {
     let golden: [(Response, &[u8]); 6] = [
         (
             Response::Hello {
-                protocol: 2,
+                protocol: 3,
                 firmware: name("box 1"),
             },
-            &[0x00, 0x02, 0x05, b'b', b'o', b'x', b' ', b'1'],
+            &[0x00, 0x03, 0x05, b'b', b'o', b'x', b' ', b'1'],
         ),
         (
             Response::error(ErrorCode::NotFound, "no take"),
@@ -421,7 +437,10 @@ fn every_response_has_its_documented_bytes() {
                 token_set: true,
             },
             &[
-                0x05, 0x01, 10, 0, 2, 2, 0xe7, 0x56, 0x00, 0x00, 0x00, 0x00, 0x01,
+                0x05, 0x01, 10, 0, 2, 2, 0xe7, 0x56, // Settings: targets
+                0x00, 0x00, 0x00, 0x00, // autoplay, subject, address, token
+                0x00, 0x00, 0x00, // name, osc_port, reply_port
+                0x01, // token_set
             ],
         ),
     ];
@@ -542,6 +561,48 @@ fn settings_are_checked_before_the_box_stores_them() {
         ..ok
     };
     assert_eq!(s.check(), Err(SettingError::AutoplayName));
+    for bad in [
+        "",
+        "-stage",
+        "stage-",
+        "stage left",
+        "bühne",
+        &"n".repeat(BOX_NAME_LEN + 1),
+    ] {
+        assert_eq!(check_box_name(bad), Err(SettingError::Name), "{bad:?}");
+    }
+    for good in ["a", "stage-left", "Box-2", &"n".repeat(BOX_NAME_LEN)] {
+        assert_eq!(check_box_name(good), Ok(()), "{good:?}");
+        let s = Settings {
+            name: Some(name(good)),
+            ..Settings::default()
+        };
+        assert_eq!(s.check(), Ok(()));
+    }
+    let s = Settings {
+        name: Some(name("-x")),
+        ..Settings::default()
+    };
+    assert_eq!(s.check(), Err(SettingError::Name));
+    for port in [0, CONTROL_PORT, MDNS_PORT] {
+        let s = Settings {
+            osc_port: Some(port),
+            ..Settings::default()
+        };
+        assert_eq!(s.check(), Err(SettingError::Port(port)), "{port}");
+    }
+    let s = Settings {
+        reply_port: Some(0),
+        ..Settings::default()
+    };
+    assert_eq!(s.check(), Err(SettingError::Port(0)));
+    let s = Settings {
+        osc_port: Some(53000),
+        reply_port: Some(53001),
+        ..Settings::default()
+    };
+    assert_eq!((s.check(), s.osc_port()), (Ok(()), 53000));
+    assert_eq!(Settings::default().osc_port(), OSC_PORT);
     assert_eq!(
         SettingError::Address(address([10, 0, 2, 15], 33, None)).to_string(),
         "address 10.0.2.15/33: not a usable host address and gateway"

@@ -71,10 +71,34 @@ pub fn connect(port: u16) -> std::io::Result<TcpStream> {
     }
 }
 
+/// A port free on 127.0.0.1 for both UDP and TCP (QEMU forwards OSC on both).
+pub fn free_port_both() -> u16 {
+    loop {
+        let port = free_port();
+        if UdpSocket::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+}
+
+/// A free UDP port on 127.0.0.1.
+pub fn free_udp_port() -> u16 {
+    UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 /// The box under QEMU with its flash file.
 pub struct QemuBox {
     pub qemu: KillOnDrop,
+    /// The control port, forwarded to 127.0.0.1.
     pub port: u16,
+    /// The OSC port (UDP and TCP), forwarded to 127.0.0.1.
+    pub osc: u16,
+    /// The mDNS port (UDP 5353), forwarded to 127.0.0.1.
+    pub mdns: u16,
 }
 
 impl QemuBox {
@@ -84,16 +108,20 @@ impl QemuBox {
     }
 
     /// Boots `elf` on `flash` with the other command-line words `words`, and
-    /// waits until its control port answers. The forwarded port is picked free
+    /// waits until its control port answers. Its OSC and mDNS ports are
+    /// forwarded too. The forwarded port is picked free
     /// just before QEMU starts; should another process take it in between,
     /// QEMU cannot forward it and exits, and the boot is tried again on
     /// another port (at most three times).
     pub fn boot_with(elf: &Path, flash: &Path, words: &str) -> QemuBox {
         for _ in 0..3 {
-            let port = free_port();
+            let (port, osc, mdns) = (free_port(), free_port_both(), free_udp_port());
             let mut qemu = spawn_box(
                 elf,
-                &format!(",hostfwd=tcp:127.0.0.1:{port}-:11113"),
+                &format!(
+                    ",hostfwd=tcp:127.0.0.1:{port}-:11113,hostfwd=tcp:127.0.0.1:{osc}-:11114,\
+                     hostfwd=udp:127.0.0.1:{osc}-:11114,hostfwd=udp:127.0.0.1:{mdns}-:5353"
+                ),
                 &format!("flash={} {words}", flash.display()),
             );
             let end = Instant::now() + TIMEOUT;
@@ -101,7 +129,12 @@ impl QemuBox {
             // Hello answered proves the box is up.
             loop {
                 if connect(port).is_ok() {
-                    return QemuBox { qemu, port };
+                    return QemuBox {
+                        qemu,
+                        port,
+                        osc,
+                        mdns,
+                    };
                 }
                 if let Some(status) = qemu.0.try_wait().unwrap() {
                     eprintln!("QEMU exited during boot ({status}): trying another port");

@@ -51,6 +51,41 @@ pub fn resolve(spec: &str, default_port: u16) -> Result<SocketAddr> {
         .ok_or_else(|| anyhow!("{spec:?} resolves to no address"))
 }
 
+/// How long a box's name is looked for on the network.
+pub const NAME_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
+
+/// Resolves a box: an address as [`resolve`] takes it, or the box's name
+/// (`NAME`, `NAME.local`, with or without `:PORT`) looked up by mDNS on the
+/// network (the box's own control port when it says, else `default_port`);
+/// a name no box answers for is resolved as a host name.
+pub fn resolve_box(spec: &str, default_port: u16) -> Result<SocketAddr> {
+    let (host, port) = match spec.rsplit_once(':') {
+        Some((host, port)) if !host.contains(':') => match port.parse::<u16>() {
+            Ok(port) => (host, Some(port)),
+            Err(_) => (spec, None),
+        },
+        _ => (spec, None),
+    };
+    let label = host.strip_suffix(".local").unwrap_or(host);
+    let is_name = host != "localhost"
+        && host.parse::<IpAddr>().is_err()
+        && llv_core::settings::check_box_name(label).is_ok()
+        && (host.ends_with(".local") || !host.contains('.'));
+    if is_name {
+        if let Some((ip, announced)) = crate::discover::resolve_name(label, NAME_WAIT)? {
+            let port = port.or(announced).unwrap_or(default_port);
+            return Ok(SocketAddr::from((ip, port)));
+        }
+    }
+    resolve(spec, default_port).with_context(|| {
+        if is_name {
+            format!("no box named {label:?} answered on the network (llv discover lists them)")
+        } else {
+            format!("cannot resolve {spec:?}")
+        }
+    })
+}
+
 /// Edits shared by the commands that write frames.
 #[derive(clap::Args, Debug, Clone)]
 pub struct EditArgs {

@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 
 use crate::boxctl::{control as boxctl, flash};
 use crate::commands::{convert, info, play, record, retarget, sequence, tc};
+use crate::{discover, serve};
 
 /// Record and play back Live Link Face frames.
 #[derive(Parser, Debug)]
@@ -40,6 +41,10 @@ enum Command {
     /// Ask or tell the box: status, list, play, stop, delete, config.
     #[command(name = "box")]
     BoxCtl(boxctl::BoxArgs),
+    /// Be a box: serve a folder of recordings over the box's control protocol, OSC and mDNS.
+    Serve(serve::ServeArgs),
+    /// List the boxes (and llv serve laptops) on the network.
+    Discover(discover::DiscoverArgs),
 }
 
 /// Parses the arguments, runs the command and turns errors into an exit code.
@@ -58,6 +63,8 @@ pub fn main() -> ExitCode {
         Command::Tc(args) => done(tc::run(args)),
         Command::Flash(args) => done(flash::run(&args)),
         Command::BoxCtl(args) => done(boxctl::run(&args)),
+        Command::Serve(args) => done(serve::run(&args)),
+        Command::Discover(args) => done(discover::run(&args)),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");

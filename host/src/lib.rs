@@ -6,6 +6,8 @@
 //!   reader that detects the format and one writer per format.
 //! - [`metahuman`]: the MetaHuman mapping (T3D, pose asset) and the retarget math.
 //! - [`boxctl`]: the playback box: its control client, `llv flash` and `llv box`.
+//! - [`serve`]: `llv serve`, a laptop as a box (the box's protocol code over a folder).
+//! - [`discover`]: `llv discover` and box names resolved by mDNS.
 //! - [`args`]: what commands share (rates, addresses, ports, edits).
 //! - [`output`]: writing a named file: no overwrite unless forced, atomic.
 //! - [`take`]: a take in memory.
@@ -17,10 +19,12 @@ pub mod chasing;
 pub mod cli;
 pub mod commands;
 pub mod console;
+pub mod discover;
 pub mod metahuman;
 pub mod output;
 pub mod pacer;
 pub mod parallel;
 pub mod recording;
+pub mod serve;
 pub mod stop;
 pub mod take;

@@ -12,9 +12,9 @@ use embassy_futures::block_on;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::mutex::Mutex as AsyncMutex;
 use embedded_io_async::ErrorKind;
-use llv_box_control::mock::RecordingDevice;
+use llv_box_control::mock::{RecordingDevice, SharedDevice};
 use llv_box_control::session::FRAME_BUF;
-use llv_box_control::{serve_connection, ConnectionBuffers, Control, Device, Penalties, LIMITS};
+use llv_box_control::{serve_connection, ConnectionBuffers, Control, Penalties, LIMITS};
 use llv_box_store::mock::MockFlash;
 use llv_box_store::Store;
 use llv_core::control::{
@@ -55,37 +55,6 @@ impl embedded_io_async::Write for Stream {
     }
 }
 
-/// The recording device, shared: what a connection did is there as soon as
-/// its response is sent, not only when the connection ends.
-struct SharedDevice(Arc<Mutex<RecordingDevice>>);
-
-impl Device for SharedDevice {
-    fn play(&mut self, take: llv_box_store::TakeReader, targets: &[Target], loop_count: u32) {
-        self.0.lock().unwrap().play(take, targets, loop_count);
-    }
-    fn stop(&mut self) {
-        self.0.lock().unwrap().stop();
-    }
-    fn playing(&self) -> Option<llv_core::control::Playing> {
-        self.0.lock().unwrap().playing()
-    }
-    fn uptime_ms(&self) -> u64 {
-        self.0.lock().unwrap().uptime_ms()
-    }
-    fn address(&self) -> Option<[u8; 4]> {
-        self.0.lock().unwrap().address()
-    }
-    fn faults(&self) -> heapless::Vec<llv_core::control::Fault, { llv_core::control::MAX_FAULTS }> {
-        self.0.lock().unwrap().faults()
-    }
-    fn read_ahead_short(&self) -> bool {
-        self.0.lock().unwrap().read_ahead_short()
-    }
-    fn settings_changed(&mut self, settings: &llv_core::settings::Settings) {
-        self.0.lock().unwrap().settings_changed(settings);
-    }
-}
-
 /// A software box: its address and its state, for checks after the CLI ran.
 struct SoftBox {
     addr: SocketAddr,
@@ -109,7 +78,7 @@ impl SoftBox {
             let penalties = Penalties::new();
             let control = Control {
                 firmware: "soft-0.1.0",
-                store: &shared,
+                library: &shared,
                 penalties: &penalties,
                 limits: LIMITS,
             };

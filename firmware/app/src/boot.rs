@@ -12,9 +12,12 @@ use llv_box_store::Store;
 use llv_core::control::{bounded, Fault, FaultCode, MAX_FAULTS};
 use llv_core::settings::{SettingError, Settings};
 
+use embassy_sync::mutex::Mutex;
+
 use crate::config::NetPolicy;
 use crate::fmt::{info, warning};
 use crate::net::with_stored_address;
+use crate::stored::SharedStore;
 
 /// What the board knows about this power-up.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -27,10 +30,12 @@ pub struct PowerUp {
     pub clock_fallback: bool,
 }
 
-/// The store, the network policy and the faults a power-up ends with.
+/// The store, the network policy and the faults a power-up ends with (a
+/// board keeps it in a static: the box's tasks borrow it, so no task's
+/// future holds a copy of the store).
 pub struct Booted<F> {
-    /// The take store.
-    pub store: Store<F>,
+    /// The take store, shared by the control session, the show doors and the player.
+    pub store: SharedStore<F>,
     /// The stored settings the box uses (those that pass the rules).
     pub settings: Settings,
     /// How the network comes up.
@@ -96,7 +101,7 @@ pub async fn mount_store<F: NorFlash>(
     Booted {
         net: with_stored_address(policy, usable.address.as_ref()),
         settings: usable,
-        store,
+        store: Mutex::new(store),
         faults,
     }
 }

@@ -176,6 +176,20 @@ fn parse_cidr(value: &str) -> Option<(Ipv4Addr, u8)> {
     (prefix <= 32).then_some((addr, prefix))
 }
 
+/// The box's network name when its settings give none: `llv-` and the last
+/// three bytes of its MAC address in hex (`llv-123456`), a host name label.
+pub fn default_name(mac: &[u8; 6]) -> heapless::String<{ llv_core::settings::BOX_NAME_LEN }> {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut name = heapless::String::new();
+    // 10 bytes: fits.
+    let _ = name.push_str("llv-");
+    for b in &mac[3..] {
+        let _ = name.push(char::from(HEX[usize::from(b >> 4)]));
+        let _ = name.push(char::from(HEX[usize::from(b & 15)]));
+    }
+    name
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,5 +287,12 @@ mod tests {
     fn later_key_wins() {
         let c = base().apply("loop=3 loop=4").unwrap();
         assert_eq!(c.loops, Loops::Times(4));
+    }
+
+    #[test]
+    fn the_default_name_is_llv_and_the_macs_last_three_bytes() {
+        let name = super::default_name(&[0x52, 0x54, 0x00, 0x12, 0x34, 0xab]);
+        assert_eq!(name.as_str(), "llv-1234ab");
+        assert_eq!(llv_core::settings::check_box_name(&name), Ok(()));
     }
 }

@@ -16,11 +16,12 @@ use embassy_sync::blocking_mutex::Mutex as BlockingMutex;
 use embassy_sync::signal::Signal;
 use embassy_time::{Duration, Instant};
 use embedded_storage_async::nor_flash::NorFlash;
+use heapless::String;
 use heapless::Vec;
 use llv_box_control::Device;
 use llv_box_store::TakeReader;
 use llv_core::control::{Fault, FaultCode, Playing, MAX_FAULTS};
-use llv_core::settings::{Loops, Settings, Target, MAX_TARGETS};
+use llv_core::settings::{Loops, Settings, Target, BOX_NAME_LEN, MAX_TARGETS};
 
 use crate::fmt::{info, warning};
 use crate::player::{play, PlayReport};
@@ -58,6 +59,8 @@ pub struct BoxState {
     read_ahead_short: AtomicBool,
     address: Shared<Option<[u8; 4]>>,
     faults: Shared<Vec<Fault, MAX_FAULTS>>,
+    /// The box's name as the settings give it.
+    name: Shared<Option<String<BOX_NAME_LEN>>>,
 }
 
 impl BoxState {
@@ -71,6 +74,7 @@ impl BoxState {
             read_ahead_short: AtomicBool::new(false),
             address: BlockingMutex::new(RefCell::new(None)),
             faults: BlockingMutex::new(RefCell::new(Vec::new())),
+            name: BlockingMutex::new(RefCell::new(None)),
         }
     }
 
@@ -97,12 +101,23 @@ impl BoxState {
     pub fn apply_settings(&self, settings: &Settings) {
         self.subject
             .lock(|s| *s.borrow_mut() = settings.subject.clone());
+        self.name.lock(|n| *n.borrow_mut() = settings.name.clone());
+    }
+
+    /// The box's name as the settings give it (`None`: the board's default).
+    pub fn name(&self) -> Option<String<BOX_NAME_LEN>> {
+        self.name.lock(|n| n.borrow().clone())
     }
 
     /// Records the box's address once the network is up.
     pub fn set_address(&self, address: Ipv4Addr) {
         self.address
             .lock(|a| *a.borrow_mut() = Some(address.octets()));
+    }
+
+    /// The box's address, once the network is up.
+    pub fn address(&self) -> Option<[u8; 4]> {
+        self.address.lock(|a| *a.borrow())
     }
 
     /// Tells the player to play `reader`'s take, replacing what plays.
@@ -154,7 +169,7 @@ pub struct BoxDevice<'a> {
     pub state: &'a BoxState,
 }
 
-impl Device for BoxDevice<'_> {
+impl Device<TakeReader> for BoxDevice<'_> {
     fn play(&mut self, take: TakeReader, targets: &[Target], loop_count: u32) {
         self.state.request_play(take, targets, loop_count);
     }
@@ -172,7 +187,7 @@ impl Device for BoxDevice<'_> {
     }
 
     fn address(&self) -> Option<[u8; 4]> {
-        self.state.address.lock(|a| *a.borrow())
+        self.state.address()
     }
 
     fn faults(&self) -> Vec<Fault, MAX_FAULTS> {

@@ -5,7 +5,8 @@
 //! its take store with [`boot::mount_store`] (factory reset, stored settings
 //! checked, faults noted), and then calls either [`session::run_store`]: bring
 //! the network up ([`net`]), autoplay, play what the control port
-//! ([`listener`], [`device`]) asks for from the store, read ahead ([`stored`],
+//! ([`listener`], [`device`]) and show tools over OSC ([`show`], which also
+//! answers mDNS) ask for from the store, read ahead ([`stored`],
 //! [`ring`]), to one socket per target ([`sink`]), and keep the watchdog fed
 //! while all is well ([`health`]); or [`session::run`]: play one take (the
 //! `builtin` one) to the configured targets ([`config`]).
@@ -25,6 +26,7 @@ pub mod net;
 pub mod player;
 pub mod ring;
 pub mod session;
+pub mod show;
 pub mod sink;
 pub mod source;
 pub mod stored;
@@ -32,7 +34,8 @@ pub mod stored;
 pub use config::{BoxConfig, ConfigError};
 
 /// Sockets the box's network stack needs: DHCP, one UDP socket per target,
-/// the control connections.
-pub const SOCKETS: usize = 1 + llv_core::settings::MAX_TARGETS + listener::LISTENERS;
+/// the control connections, and the show doors (OSC on UDP and TCP, mDNS).
+pub const SOCKETS: usize =
+    1 + llv_core::settings::MAX_TARGETS + listener::LISTENERS + show::SOCKETS;
 pub use player::{play, PlayError, PlayReport};
 pub use source::{Frame, FrameSource, ImageSource};

@@ -18,6 +18,7 @@ use embassy_sync::signal::Signal;
 use embassy_time::{Duration, Instant};
 use embedded_storage_async::nor_flash::NorFlash;
 use llv_box_control::{serve_connection, ConnectionBuffers, Control};
+use llv_box_store::Store;
 use llv_core::control::CONTROL_PORT;
 
 use crate::device::{BoxDevice, BoxState};
@@ -89,7 +90,7 @@ impl Slot {
 /// Serves control connections forever.
 pub async fn serve<F: NorFlash>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, F>,
+    control: &Control<'_, CriticalSectionRawMutex, Store<F>>,
     state: &BoxState,
     buffers: &mut ControlBuffers,
 ) -> ! {
@@ -104,7 +105,7 @@ pub async fn serve<F: NorFlash>(
 /// Serves one connection after another on slot `me`'s socket.
 async fn listen<F: NorFlash>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, F>,
+    control: &Control<'_, CriticalSectionRawMutex, Store<F>>,
     state: &BoxState,
     slots: &[Slot; LISTENERS],
     me: usize,

@@ -1,10 +1,9 @@
 //! One power-up of the box: network up, then either the configured playback
 //! of one take ([`run`]) or the box with its store ([`run_store`]).
 
-use embassy_futures::select::{select, Either};
+use embassy_futures::select::{select, select3, Either, Either3};
 use embassy_net::udp::BindError;
 use embassy_net::Stack;
-use embassy_sync::mutex::Mutex;
 use embedded_storage_async::nor_flash::NorFlash;
 
 use llv_box_control::{Control, Penalties, LIMITS};
@@ -17,6 +16,7 @@ use crate::health::{keep, Watchdog};
 use crate::listener::{serve, ControlBuffers};
 use crate::net::{bring_up, NetUp};
 use crate::player::{play, PlayError, PlayReport};
+use crate::show::{self, ShowBuffers};
 use crate::sink::{SocketBuffers, UdpSink};
 use crate::source::FrameSource;
 
@@ -59,52 +59,78 @@ pub async fn run<S: FrameSource>(
     Ok((up, report))
 }
 
+/// What a board gives the box with its store: who it is and its memory.
+pub struct BoxParts<'a, W> {
+    /// Firmware name and version, as `Status`, OSC and mDNS report it.
+    pub firmware: &'static str,
+    /// The box's network name when the settings give none (from the MAC).
+    pub default_name: &'a str,
+    /// The hardware watchdog.
+    pub watchdog: &'a mut W,
+    /// The player's sockets.
+    pub sockets: &'a mut SocketBuffers,
+    /// The control connections.
+    pub control: &'a mut ControlBuffers,
+    /// OSC and mDNS.
+    pub show: &'a mut ShowBuffers,
+}
+
 /// The box with its store: brings the network up per `booted.net`, starts the
 /// autoplay take if the settings name one, then plays what is asked, serves
-/// control connections and keeps `watchdog` fed, forever. Returns only if
-/// the UDP sockets cannot be bound.
+/// control connections and show tools (OSC, mDNS) and keeps the watchdog
+/// fed, forever. Returns only if the UDP sockets cannot be bound.
 pub async fn run_store<F: NorFlash, W: Watchdog>(
     stack: Stack<'_>,
-    booted: Booted<F>,
-    firmware: &'static str,
-    watchdog: &mut W,
-    buffers: &mut SocketBuffers,
-    control: &mut ControlBuffers,
+    booted: &Booted<F>,
+    parts: BoxParts<'_, W>,
 ) -> BindError {
+    let BoxParts {
+        firmware,
+        default_name,
+        watchdog,
+        sockets: buffers,
+        control,
+        show: show_buffers,
+    } = parts;
     let Booted {
         store,
         settings,
         net,
         faults,
     } = booted;
-    let store = Mutex::new(store);
+    let identity = show::Identity {
+        firmware,
+        default_name,
+        osc_port: settings.osc_port(),
+    };
     let state = BoxState::new();
-    state.set_faults(&faults);
+    state.set_faults(faults);
     let penalties = Penalties::new();
     let ports = Control {
         firmware,
-        store: &store,
+        library: store,
         penalties: &penalties,
         limits: LIMITS,
     };
     let keeper = keep(watchdog, &state);
     let rest = async {
-        let up = bring_up(stack, &net).await;
+        let up = bring_up(stack, net).await;
         info!("address {} ({})", up.address.address().octets(), up.source);
         state.set_address(up.address.address());
         let mut sink = match UdpSink::bind(stack, buffers) {
             Ok(sink) => sink,
             Err(e) => return e,
         };
-        autoplay(&store, &state, &settings).await;
+        autoplay(store, &state, settings).await;
         info!("control port {}", llv_core::control::CONTROL_PORT);
-        match select(
-            run_player(&store, &state, &mut sink),
+        match select3(
+            run_player(store, &state, &mut sink),
             serve(stack, &ports, &state, control),
+            show::serve(stack, &ports, &state, &identity, show_buffers),
         )
         .await
         {
-            Either::First(never) | Either::Second(never) => never,
+            Either3::First(never) | Either3::Second(never) | Either3::Third(never) => never,
         }
     };
     match select(keeper, rest).await {

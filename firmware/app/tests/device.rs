@@ -296,7 +296,7 @@ fn upload_while_playing(limits: Limits) -> (Recorder, Instant, Duration) {
     let penalties = Penalties::new();
     let control = Control {
         firmware: "test",
-        store: &store,
+        library: &store,
         penalties: &penalties,
         limits,
     };

@@ -17,12 +17,11 @@ use embassy_sync::blocking_mutex::raw::RawMutex;
 use embassy_sync::mutex::Mutex;
 use embassy_time::{with_deadline, Duration, Instant, Timer};
 use embedded_io_async::{Read, ReadExactError, Write};
-use embedded_storage_async::nor_flash::NorFlash;
-use llv_box_store::Store;
 use llv_core::control::{body_len, MAX_FRAME, PREFIX_LEN};
 
+use crate::library::TakeLibrary;
 use crate::penalty::Penalties;
-use crate::session::{Device, Session, Verdict, FRAME_BUF};
+use crate::session::{Device, Session, Verdict, RESPONSE_BUF};
 
 /// How long a connection may take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,12 +48,12 @@ pub const LIMITS: Limits = Limits {
     read_ahead: Duration::from_secs(1),
 };
 
-/// What every connection of one box shares.
-pub struct Control<'a, M: RawMutex, F> {
+/// What every connection of one box shares (over every front door).
+pub struct Control<'a, M: RawMutex, L> {
     /// Firmware name and version, as `Hello` and `Status` report it.
     pub firmware: &'static str,
-    /// The take store.
-    pub store: &'a Mutex<M, Store<F>>,
+    /// The take library (the box's store on flash, `llv serve`'s folder).
+    pub library: &'a Mutex<M, L>,
     /// Recent wrong tokens per source.
     pub penalties: &'a Penalties,
     /// How long a connection may take.
@@ -64,7 +63,7 @@ pub struct Control<'a, M: RawMutex, F> {
 /// Memory for one connection: the request body and the framed response.
 pub struct ConnectionBuffers {
     body: [u8; MAX_FRAME],
-    out: [u8; FRAME_BUF],
+    out: [u8; RESPONSE_BUF],
 }
 
 impl ConnectionBuffers {
@@ -72,7 +71,7 @@ impl ConnectionBuffers {
     pub const fn new() -> Self {
         ConnectionBuffers {
             body: [0; MAX_FRAME],
-            out: [0; FRAME_BUF],
+            out: [0; RESPONSE_BUF],
         }
     }
 }
@@ -107,15 +106,15 @@ impl<E> From<ReadExactError<E>> for Ended {
 }
 
 /// Serves one connection from `source` until it ends: each frame's request is
-/// handled under the store's lock and answered in order. A garbled body gets
+/// handled under the library's lock and answered in order. A garbled body gets
 /// an error response and the connection goes on; an oversized one is skipped
 /// and refused. `authenticated` follows whether the connection holds an
 /// accepted `Hello` (the listener uses it to choose a connection to drop).
 /// The connection's unfinished upload is dropped at the end.
-pub async fn serve_connection<T, M, F, D>(
+pub async fn serve_connection<T, M, L, D>(
     io: &mut T,
     source: [u8; 4],
-    control: &Control<'_, M, F>,
+    control: &Control<'_, M, L>,
     device: &mut D,
     buffers: &mut ConnectionBuffers,
     authenticated: &AtomicBool,
@@ -123,8 +122,8 @@ pub async fn serve_connection<T, M, F, D>(
 where
     T: Read + Write,
     M: RawMutex,
-    F: NorFlash,
-    D: Device,
+    L: TakeLibrary,
+    D: Device<L::Take>,
 {
     let mut session = Session::new(control.firmware);
     let ended = async {
@@ -171,17 +170,17 @@ where
                 Ok(Ok(Some(len))) => {
                     // Back-to-back erases would starve the player's read-ahead:
                     // each waits (a moment) for it to fill again.
-                    if session.erases_first(&body[..len], &*control.store.lock().await) {
+                    if session.erases_first(&body[..len], &*control.library.lock().await) {
                         let until = Instant::now() + control.limits.read_ahead;
                         while device.read_ahead_short() && Instant::now() < until {
                             Timer::after(READ_AHEAD_POLL).await;
                         }
                     }
-                    let mut store = control.store.lock().await;
+                    let mut library = control.library.lock().await;
                     let frame = session
-                        .handle_frame(&body[..len], &mut store, device, out)
+                        .handle_frame(&body[..len], &mut *library, device, out)
                         .await;
-                    authenticated.store(session.is_authenticated(&store), Ordering::Relaxed);
+                    authenticated.store(session.is_authenticated(&*library), Ordering::Relaxed);
                     frame
                 }
             };
@@ -202,6 +201,6 @@ where
     }
     .await;
     authenticated.store(false, Ordering::Relaxed);
-    session.close(&mut *control.store.lock().await);
+    session.close(&mut *control.library.lock().await);
     ended
 }

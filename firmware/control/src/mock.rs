@@ -2,13 +2,14 @@
 //! a scripted byte stream to serve connections over.
 
 use std::string::{String, ToString};
+use std::sync::{Arc, Mutex};
 use std::vec::Vec;
 
 use heapless::Vec as Bounded;
-use llv_box_store::TakeReader;
 use llv_core::control::{body_len, decode, Fault, Playing, Response, MAX_FAULTS, PREFIX_LEN};
 use llv_core::settings::{Settings, Target};
 
+use crate::library::Take;
 use crate::session::Device;
 
 /// Remembers the last play request and the last settings applied.
@@ -28,8 +29,8 @@ pub struct RecordingDevice {
     pub read_ahead_short: bool,
 }
 
-impl Device for RecordingDevice {
-    fn play(&mut self, take: TakeReader, targets: &[Target], loop_count: u32) {
+impl<T: Take> Device<T> for RecordingDevice {
+    fn play(&mut self, take: T, targets: &[Target], loop_count: u32) {
         self.playing = Some((take.header().name.to_string(), targets.to_vec(), loop_count));
     }
 
@@ -66,6 +67,55 @@ impl Device for RecordingDevice {
 
     fn settings_changed(&mut self, settings: &Settings) {
         self.applied = Some(settings.clone());
+    }
+}
+
+/// A [`RecordingDevice`] shared between threads (host tests serving several
+/// connections): what one connection did is there as soon as its response
+/// is sent.
+#[derive(Clone, Debug, Default)]
+pub struct SharedDevice(pub Arc<Mutex<RecordingDevice>>);
+
+impl SharedDevice {
+    /// The recording device, locked.
+    pub fn lock(&self) -> std::sync::MutexGuard<'_, RecordingDevice> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl<T: Take> Device<T> for SharedDevice {
+    fn play(&mut self, take: T, targets: &[Target], loop_count: u32) {
+        Device::<T>::play(&mut *self.lock(), take, targets, loop_count);
+    }
+
+    fn stop(&mut self) {
+        Device::<T>::stop(&mut *self.lock());
+    }
+
+    fn playing(&self) -> Option<Playing> {
+        Device::<T>::playing(&*self.lock())
+    }
+
+    fn uptime_ms(&self) -> u64 {
+        self.lock().uptime_ms
+    }
+
+    fn address(&self) -> Option<[u8; 4]> {
+        self.lock().address
+    }
+
+    fn faults(&self) -> Bounded<Fault, MAX_FAULTS> {
+        self.lock().faults.clone()
+    }
+
+    fn read_ahead_short(&self) -> bool {
+        self.lock().read_ahead_short
+    }
+
+    fn settings_changed(&mut self, settings: &Settings) {
+        Device::<T>::settings_changed(&mut *self.lock(), settings);
     }
 }
 

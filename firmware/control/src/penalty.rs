@@ -64,11 +64,30 @@ impl Penalties {
                 wrong,
                 last: now,
             });
-            // 2^5 doublings reach MAX_DELAY; more would only overflow.
-            let doubled = FIRST_DELAY.as_ticks() << (wrong - 1).min(5);
-            Duration::from_ticks(doubled.min(MAX_DELAY.as_ticks()))
+            delay(wrong)
         })
     }
+
+    /// How long `source` must still wait after its last wrong token (the
+    /// delay that token earned), if at all. A door that cannot hold one
+    /// client back without holding up the others (OSC over UDP) refuses a
+    /// source's tokens unread while this runs.
+    pub fn lockout(&self, source: [u8; 4]) -> Option<Duration> {
+        let now = Instant::now();
+        self.entries.lock(|entries| {
+            let entries = entries.borrow();
+            let e = entries.iter().flatten().find(|e| e.source == source)?;
+            let until = e.last + delay(e.wrong);
+            (until > now).then(|| until - now)
+        })
+    }
+}
+
+/// The delay after the `wrong`-th wrong token in a row (from 1).
+fn delay(wrong: u32) -> Duration {
+    // 2^5 doublings reach MAX_DELAY; more would only overflow.
+    let doubled = FIRST_DELAY.as_ticks() << (wrong.max(1) - 1).min(5);
+    Duration::from_ticks(doubled.min(MAX_DELAY.as_ticks()))
 }
 
 impl Default for Penalties {

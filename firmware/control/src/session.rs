@@ -1,7 +1,12 @@
-//! One control connection's state: a [`Session`] turns each decoded request
-//! into a response, checks the protocol version and token, owns the
-//! connection's upload and calls the store. Playback and the box's own state
-//! go through [`Device`], which the firmware implements (and tests mock).
+//! One connection's state: a [`Session`] turns each decoded request into a
+//! response, checks the protocol version and token, owns the connection's
+//! upload and calls the take library ([`TakeLibrary`]). Playback and the
+//! box's own state go through [`Device`], which the firmware implements (and
+//! tests and `llv serve` implement their own way).
+//!
+//! Every front door runs its requests through [`Session::handle`]: the binary
+//! protocol ([`crate::connection`]) and OSC ([`crate::osc`]) alike, so they
+//! cannot disagree.
 //!
 //! The token authenticates the connection: compared in constant time, and
 //! checked again at every request, so a connection loses its rights when the
@@ -10,26 +15,27 @@
 //! settings are unreadable the box is locked: it answers only `Status`,
 //! `List` and `GetSettings` until a factory reset.
 
-use core::fmt::Write;
-
-use embedded_storage_async::nor_flash::NorFlash;
 use heapless::{String, Vec};
-use llv_box_store::{Store, StoreError, StoreFault, TakeReader, Unreadable};
 use llv_core::control::{
-    bounded, decode, encode, ErrorCode, Fault, FaultCode, Playing, Request, Response, Status,
-    DETAIL_LEN, MAX_FAULTS, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
+    bounded, decode, encode, ErrorCode, Fault, Playing, Request, Response, Status, MAX_FAULTS,
+    MAX_FRAME, MAX_RESPONSE, PREFIX_LEN, PROTOCOL_VERSION,
 };
 use llv_core::settings::{Settings, Target, TOKEN_LEN};
 use subtle::ConstantTimeEq;
 
+use crate::library::{detail, Refusal, Take, TakeLibrary};
+
 /// Bytes of a buffer that holds any framed message.
 pub const FRAME_BUF: usize = PREFIX_LEN + MAX_FRAME;
+/// Bytes of a buffer that holds any framed response.
+pub const RESPONSE_BUF: usize = PREFIX_LEN + MAX_RESPONSE;
 
-/// What the session needs from the rest of the box.
-pub trait Device {
+/// What the session needs from the rest of the box: the player (which plays
+/// takes of type `T`, opened by the library) and the box's own state.
+pub trait Device<T> {
     /// Starts playing `take` to `targets` (never empty), `loop_count` times (0: forever),
     /// replacing any playback.
-    fn play(&mut self, take: TakeReader, targets: &[Target], loop_count: u32);
+    fn play(&mut self, take: T, targets: &[Target], loop_count: u32);
     /// Stops playback.
     fn stop(&mut self);
     /// What is playing, if anything.
@@ -38,13 +44,64 @@ pub trait Device {
     fn uptime_ms(&self) -> u64;
     /// The box's IPv4 address, once it has one.
     fn address(&self) -> Option<[u8; 4]>;
-    /// Faults of the box outside the store (watchdog reset, factory reset, ...).
+    /// Faults of the box outside the library (watchdog reset, factory reset, ...).
     fn faults(&self) -> Vec<Fault, MAX_FAULTS>;
     /// Whether the player's read-ahead is short: an erase (which holds the
     /// store for a second or more) should wait for it to fill.
     fn read_ahead_short(&self) -> bool;
     /// Called after new settings were stored (to apply address or subject changes).
     fn settings_changed(&mut self, settings: &Settings);
+}
+
+/// A request handled as far as it goes without waiting ([`Session::start`]).
+#[allow(
+    clippy::large_enum_variant,
+    reason = "no heap to box into: one step lives at a time, and never across a wait"
+)]
+pub enum Step<'r> {
+    /// Answered.
+    Done(Response),
+    /// Waits on the library: [`Session::finish`] it.
+    Wait(Pending<'r>),
+}
+
+/// The part of a request that waits on the library (flash or disk work).
+#[derive(Debug)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "no heap to box into: one pending request lives at a time"
+)]
+pub enum Pending<'r> {
+    /// Start an upload.
+    Begin {
+        /// Take name.
+        name: &'r str,
+        /// Image length.
+        total_len: u32,
+        /// Image CRC.
+        crc32: u32,
+    },
+    /// Write a chunk of this connection's upload.
+    Chunk {
+        /// The upload.
+        id: u32,
+        /// Offset in the image.
+        offset: u32,
+        /// The bytes.
+        data: &'r [u8],
+    },
+    /// Commit this connection's upload.
+    Commit {
+        /// The upload.
+        id: u32,
+    },
+    /// Delete a take.
+    Delete {
+        /// Take name.
+        name: &'r str,
+    },
+    /// Store these settings (checked).
+    Save(Settings),
 }
 
 /// What the connection does after this response.
@@ -80,9 +137,9 @@ impl Session {
     }
 
     /// Whether the connection said an accepted `Hello` (and the token has not changed since).
-    pub fn is_authenticated<F: NorFlash>(&self, store: &Store<F>) -> bool {
+    pub fn is_authenticated<L: TakeLibrary>(&self, library: &L) -> bool {
         self.proved.as_ref().is_some_and(|t| {
-            locked(store) || same_token(t.as_deref(), store.settings().token.as_deref())
+            library.locked() || same_token(t.as_deref(), library.settings().token.as_deref())
         })
     }
 
@@ -91,247 +148,300 @@ impl Session {
         self.verdict
     }
 
-    /// Whether `body` is a chunk of this connection's upload that erases a
-    /// flash block before it is written.
-    pub fn erases_first<F: NorFlash>(&self, body: &[u8], store: &Store<F>) -> bool {
+    /// Whether `body` is a chunk of this connection's upload that holds the
+    /// library for long (erases a flash block) before it is written.
+    pub fn erases_first<L: TakeLibrary>(&self, body: &[u8], library: &L) -> bool {
         match (decode::<Request<'_>>(body), self.upload) {
             (Ok(Request::UploadChunk { offset, data }), Some(id)) => {
-                store.chunk_erases(id, offset, data.len())
+                library.chunk_waits(id, offset, data.len())
             }
             _ => false,
         }
     }
 
     /// Decodes `body`, handles it and writes the framed response into `out`.
-    pub async fn handle_frame<'o, F: NorFlash, D: Device>(
+    pub async fn handle_frame<'o, L: TakeLibrary, D: Device<L::Take>>(
         &mut self,
         body: &[u8],
-        store: &mut Store<F>,
+        library: &mut L,
         device: &mut D,
-        out: &'o mut [u8; FRAME_BUF],
+        out: &'o mut [u8; RESPONSE_BUF],
     ) -> &'o [u8] {
-        let response = match decode::<Request<'_>>(body) {
-            Ok(request) => self.handle(request, store, device).await,
-            Err(e) => Response::error(ErrorCode::BadRequest, &detail(format_args!("{e}"))),
+        // The request and a response are made and framed without waiting:
+        // only the pending part of a request is held across the wait.
+        let pending = {
+            let step = match decode::<Request<'_>>(body) {
+                Ok(request) => self.start(request, library, device),
+                Err(e) => Step::Done(Response::error(
+                    ErrorCode::BadRequest,
+                    &detail(format_args!("{e}")),
+                )),
+            };
+            match step {
+                Step::Done(response) => return frame(&response, out),
+                Step::Wait(pending) => pending,
+            }
         };
+        let response = self.finish(pending, library, device).await;
         frame(&response, out)
     }
 
     /// The framed refusal of a body of `len` bytes (over `MAX_FRAME`, skipped by the caller).
-    pub fn refuse_oversized(len: usize, out: &mut [u8; FRAME_BUF]) -> &[u8] {
+    pub fn refuse_oversized(len: usize, out: &mut [u8; RESPONSE_BUF]) -> &[u8] {
         let text = detail(format_args!("{len} bytes exceeds {MAX_FRAME}"));
         frame(&Response::error(ErrorCode::TooLarge, &text), out)
     }
 
     /// Ends the connection: drops its unfinished upload.
-    pub fn close<F: NorFlash>(self, store: &mut Store<F>) {
+    pub fn close<L: TakeLibrary>(self, library: &mut L) {
         if let Some(id) = self.upload {
-            store.abort_upload(id);
+            library.abort_upload(id);
         }
     }
 
-    /// Handles one request.
-    pub async fn handle<F: NorFlash, D: Device>(
+    /// Handles one request ([`Session::start`], then [`Session::finish`] if
+    /// it waits on the library).
+    pub async fn handle<L: TakeLibrary, D: Device<L::Take>>(
         &mut self,
         request: Request<'_>,
-        store: &mut Store<F>,
+        library: &mut L,
         device: &mut D,
     ) -> Response {
-        match self.handle_inner(request, store, device).await {
-            Ok(response) => response,
-            Err((code, text)) => Response::error(code, &text),
+        let pending = match self.start(request, library, device) {
+            Step::Done(response) => return response,
+            Step::Wait(pending) => pending,
+        };
+        self.finish(pending, library, device).await
+    }
+
+    /// Handles `request` as far as it can without waiting: every request
+    /// but an upload's, a delete and a settings change is answered here. A
+    /// door calls it with the request just decoded and awaits
+    /// [`Session::finish`] only for the rest, so no waiting future holds a
+    /// whole request or response.
+    pub fn start<'r, L: TakeLibrary, D: Device<L::Take>>(
+        &mut self,
+        request: Request<'r>,
+        library: &L,
+        device: &mut D,
+    ) -> Step<'r> {
+        match self.start_inner(request, library, device) {
+            Ok(step) => step,
+            Err(Refusal { code, detail }) => Step::Done(Response::Error { code, detail }),
         }
     }
 
-    async fn handle_inner<F: NorFlash, D: Device>(
+    fn start_inner<'r, L: TakeLibrary, D: Device<L::Take>>(
         &mut self,
-        request: Request<'_>,
-        store: &mut Store<F>,
+        request: Request<'r>,
+        library: &L,
         device: &mut D,
-    ) -> Result<Response, Refusal> {
-        self.rights(&request, store)?;
+    ) -> Result<Step<'r>, Refusal> {
+        self.rights(&request, library)?;
+        let done = |r| Ok(Step::Done(r));
         match request {
-            Request::Hello { protocol, token } => self.hello(protocol, token, store),
+            Request::Hello { protocol, token } => done(self.hello(protocol, token, library)?),
             Request::Status => {
                 let mut faults = device.faults();
-                if let Some(f) = store.fault() {
-                    // The store's fault matters most: it goes first.
+                if let Some(f) = library.fault() {
+                    // The library's fault matters most: it goes first.
                     if faults.is_full() {
                         faults.pop();
                     }
-                    let _ = faults.insert(0, store_fault(f));
+                    let _ = faults.insert(0, f);
                 }
-                Ok(Response::Status(Status {
+                done(Response::Status(Status {
                     firmware: bounded(self.firmware),
                     uptime_ms: device.uptime_ms(),
                     address: device.address(),
                     playing: device.playing(),
-                    used_bytes: store.used_bytes(),
-                    free_bytes: store.free_bytes(),
+                    used_bytes: library.used_bytes(),
+                    free_bytes: library.free_bytes(),
                     faults,
                 }))
             }
-            Request::List => Ok(Response::List {
-                takes: store.list(),
+            Request::List => done(Response::List {
+                takes: library.list(),
             }),
             Request::UploadBegin {
                 name,
                 total_len,
                 crc32,
-            } => {
-                if let Some(id) = self.upload.take() {
-                    store.abort_upload(id);
-                }
-                let id = store
-                    .begin_upload(name, total_len, crc32)
-                    .await
-                    .map_err(store_error)?;
-                self.upload = Some(id);
-                Ok(Response::Ok)
-            }
+            } => Ok(Step::Wait(Pending::Begin {
+                name,
+                total_len,
+                crc32,
+            })),
             Request::UploadChunk { offset, data } => {
                 let id = self.upload.ok_or_else(no_upload)?;
-                store
-                    .write_chunk(id, offset, data)
-                    .await
-                    .map_err(store_error)?;
-                Ok(Response::Ok)
+                Ok(Step::Wait(Pending::Chunk { id, offset, data }))
             }
             Request::UploadCommit => {
                 let id = self.upload.ok_or_else(no_upload)?;
-                let committed = store.commit_upload(id).await;
-                // Only a commit before the last chunk leaves the upload open.
-                if !matches!(committed, Err(StoreError::Incomplete { .. })) {
-                    self.upload = None;
-                }
-                let header = committed.map_err(store_error)?;
-                if device.playing().is_some_and(|p| p.take == header.name) {
-                    device.stop();
-                }
-                Ok(Response::Ok)
+                Ok(Step::Wait(Pending::Commit { id }))
             }
-            Request::Delete { name } => {
-                if device.playing().is_some_and(|p| p.take == name) {
-                    device.stop();
-                }
-                store.delete(name).await.map_err(|e| take_error(e, name))?;
-                Ok(Response::Ok)
-            }
+            Request::Delete { name } => Ok(Step::Wait(Pending::Delete { name })),
             Request::Play {
                 name,
                 targets,
                 loop_count,
             } => {
-                let reader = store.reader(name).map_err(|e| take_error(e, name))?;
-                if reader.header().plays_too_fast() {
-                    return Err((
+                let take = library.open(name)?;
+                if take.header().plays_too_fast() {
+                    return Err(Refusal::fmt(
                         ErrorCode::Invalid,
-                        detail(format_args!(
+                        format_args!(
                             "take \"{name}\" loops faster than {} fps",
                             llv_core::take::MAX_FPS
-                        )),
+                        ),
                     ));
                 }
                 let targets = if targets.is_empty() {
-                    store.settings().targets.clone()
+                    library.settings().targets.clone()
                 } else {
                     targets
                 };
                 if targets.is_empty() {
-                    return Err((
+                    return Err(Refusal::new(
                         ErrorCode::Invalid,
-                        bounded("no targets given and none configured"),
+                        "no targets given and none configured",
                     ));
                 }
                 for t in &targets {
                     t.check().map_err(invalid)?;
                 }
-                device.play(reader, &targets, loop_count);
-                Ok(Response::Ok)
+                device.play(take, &targets, loop_count);
+                done(Response::Ok)
             }
             Request::Stop => {
                 device.stop();
-                Ok(Response::Ok)
+                done(Response::Ok)
             }
             Request::GetSettings => {
-                let mut settings = store.settings().clone();
+                let mut settings = library.settings().clone();
                 let token_set = settings.token.take().is_some();
-                Ok(Response::Settings {
+                done(Response::Settings {
                     settings,
                     token_set,
                 })
             }
             Request::SetSettings { changes } => {
-                let mut settings = store.settings().clone();
+                let mut settings = library.settings().clone();
                 for change in &changes {
                     settings.apply(change);
                 }
                 settings.check().map_err(invalid)?;
-                let token = settings.token.clone();
-                store.save_settings(settings).await.map_err(store_error)?;
-                // This connection proved the old token and chose the new one.
-                self.proved = Some(token);
-                device.settings_changed(store.settings());
-                Ok(Response::Ok)
+                Ok(Step::Wait(Pending::Save(settings)))
             }
         }
     }
 
+    /// Finishes a request that waits on the library.
+    pub async fn finish<L: TakeLibrary, D: Device<L::Take>>(
+        &mut self,
+        pending: Pending<'_>,
+        library: &mut L,
+        device: &mut D,
+    ) -> Response {
+        let done = match &pending {
+            Pending::Begin {
+                name,
+                total_len,
+                crc32,
+            } => {
+                if let Some(id) = self.upload.take() {
+                    library.abort_upload(id);
+                }
+                let begun = library.begin_upload(name, *total_len, *crc32).await;
+                begun.map(|id| self.upload = Some(id))
+            }
+            Pending::Chunk { id, offset, data } => library.write_chunk(*id, *offset, data).await,
+            Pending::Commit { id } => {
+                let committed = library.commit_upload(*id).await;
+                // Only a commit before the last chunk leaves the upload open.
+                if !library.uploading(*id) {
+                    self.upload = None;
+                }
+                committed.map(|header| {
+                    if device.playing().is_some_and(|p| p.take == header.name) {
+                        device.stop();
+                    }
+                })
+            }
+            Pending::Delete { name } => {
+                if device.playing().is_some_and(|p| p.take == *name) {
+                    device.stop();
+                }
+                library.delete(name).await
+            }
+            Pending::Save(settings) => library.save_settings(settings).await.map(|()| {
+                // This connection proved the old token and chose the new one.
+                self.proved = Some(settings.token.clone());
+                device.settings_changed(library.settings());
+            }),
+        };
+        match done {
+            Ok(()) => Response::Ok,
+            Err(Refusal { code, detail }) => Response::Error { code, detail },
+        }
+    }
+
     /// Whether this connection may make `request` now (a `Hello` it always may).
-    fn rights<F: NorFlash>(
+    fn rights<L: TakeLibrary>(
         &mut self,
         request: &Request<'_>,
-        store: &Store<F>,
+        library: &L,
     ) -> Result<(), Refusal> {
         if matches!(request, Request::Hello { .. }) {
             return Ok(());
         }
         if self.proved.is_none() {
-            return Err((ErrorCode::Unauthorized, bounded("send Hello first")));
+            return Err(Refusal::new(ErrorCode::Unauthorized, "send Hello first"));
         }
-        if !self.is_authenticated(store) {
+        if !self.is_authenticated(library) {
             self.proved = None;
-            return Err((
+            return Err(Refusal::new(
                 ErrorCode::Unauthorized,
-                bounded("the token changed: send Hello with the new one"),
+                "the token changed: send Hello with the new one",
             ));
         }
         let read_only = matches!(
             request,
             Request::Status | Request::List | Request::GetSettings
         );
-        if locked(store) && !read_only {
-            return Err((
+        if library.locked() && !read_only {
+            return Err(Refusal::new(
                 ErrorCode::Unauthorized,
-                bounded("stored settings unreadable: box locked, factory reset it (see status)"),
+                "stored settings unreadable: box locked, factory reset it (see status)",
             ));
         }
         Ok(())
     }
 
-    fn hello<F: NorFlash>(
+    fn hello<L: TakeLibrary>(
         &mut self,
         protocol: u16,
         token: Option<&str>,
-        store: &Store<F>,
+        library: &L,
     ) -> Result<Response, Refusal> {
         self.proved = None;
         self.verdict = Verdict::Close;
         if protocol != PROTOCOL_VERSION {
-            return Err((
+            return Err(Refusal::fmt(
                 ErrorCode::ProtocolMismatch,
-                detail(format_args!(
-                    "box speaks protocol {PROTOCOL_VERSION}, host {protocol}"
-                )),
+                format_args!("box speaks protocol {PROTOCOL_VERSION}, host {protocol}"),
             ));
         }
-        let expected = store.settings().token.as_deref();
-        if !locked(store) && !same_token(token, expected) {
+        let expected = library.settings().token.as_deref();
+        if !library.locked() && !same_token(token, expected) {
             if token.is_none() {
-                return Err((ErrorCode::Unauthorized, bounded("this box needs a token")));
+                return Err(Refusal::new(
+                    ErrorCode::Unauthorized,
+                    "this box needs a token",
+                ));
             }
             self.verdict = Verdict::Penalize;
-            return Err((ErrorCode::Unauthorized, bounded("wrong token")));
+            return Err(Refusal::new(ErrorCode::Unauthorized, "wrong token"));
         }
         self.verdict = Verdict::Continue;
         self.proved = Some(expected.map(bounded));
@@ -340,11 +450,6 @@ impl Session {
             firmware: bounded(self.firmware),
         })
     }
-}
-
-/// Whether the stored settings are unreadable, so the token is unknown.
-fn locked<F: NorFlash>(store: &Store<F>) -> bool {
-    matches!(store.fault(), Some(StoreFault::Settings(_)))
 }
 
 /// Whether `given` is the token `expected` (none when the box has none),
@@ -364,84 +469,20 @@ fn same_token(given: Option<&str>, expected: Option<&str>) -> bool {
     fits && bool::from(pad(given).ct_eq(&pad(expected)))
 }
 
-/// What Status says of a store fault.
-fn store_fault(fault: StoreFault) -> Fault {
-    let (code, detail) = match fault {
-        StoreFault::Layout => (
-            FaultCode::StoreUnusable,
-            bounded("no usable flash for the take store (see the log): no takes, default settings"),
-        ),
-        StoreFault::Settings(Unreadable::Newer(v)) => (
-            FaultCode::SettingsUnreadable,
-            detail(format_args!(
-                "settings schema {v} newer than firmware: locked; upgrade or factory reset"
-            )),
-        ),
-        StoreFault::Settings(Unreadable::Damaged(v)) => (
-            FaultCode::SettingsUnreadable,
-            detail(format_args!(
-                "settings record (schema {v}) damaged: locked; factory reset"
-            )),
-        ),
-    };
-    Fault { code, detail }
-}
-
 /// An invalid argument, described.
 fn invalid(e: impl core::fmt::Display) -> Refusal {
-    (ErrorCode::Invalid, detail(format_args!("{e}")))
+    Refusal::fmt(ErrorCode::Invalid, format_args!("{e}"))
 }
 
-type Refusal = (ErrorCode, String<DETAIL_LEN>);
-
 fn no_upload() -> Refusal {
-    (
+    Refusal::new(
         ErrorCode::UploadOrder,
-        bounded("no upload in progress on this connection"),
+        "no upload in progress on this connection",
     )
 }
 
-fn store_error<E: core::fmt::Debug>(e: StoreError<E>) -> Refusal {
-    let code = match e {
-        StoreError::Flash(_) => ErrorCode::Flash,
-        StoreError::NotFound => ErrorCode::NotFound,
-        StoreError::Full | StoreError::NoSpace { .. } => ErrorCode::NoSpace,
-        StoreError::NoUpload
-        | StoreError::Busy { .. }
-        | StoreError::Order { .. }
-        | StoreError::TooLong
-        | StoreError::Incomplete { .. } => ErrorCode::UploadOrder,
-        StoreError::Image(llv_core::take::TakeError::Crc { .. }) => ErrorCode::Crc,
-        StoreError::Image(_) | StoreError::NameMismatch => ErrorCode::BadImage,
-        StoreError::BadName | StoreError::SettingsTooLarge => ErrorCode::Invalid,
-        StoreError::InnerRecord { .. } => ErrorCode::BadImage,
-        StoreError::SettingsLocked => ErrorCode::Unauthorized,
-        StoreError::Unusable => ErrorCode::Flash,
-    };
-    (code, detail(format_args!("{e}")))
-}
-
-/// Like [`store_error`], naming the take when it is missing.
-fn take_error<E: core::fmt::Debug>(e: StoreError<E>, name: &str) -> Refusal {
-    match e {
-        StoreError::NotFound => (
-            ErrorCode::NotFound,
-            detail(format_args!("no take named \"{name}\"")),
-        ),
-        other => store_error(other),
-    }
-}
-
-/// Formats a detail, cut to [`DETAIL_LEN`] bytes.
-fn detail(args: core::fmt::Arguments<'_>) -> String<DETAIL_LEN> {
-    let mut long: String<{ 2 * DETAIL_LEN }> = String::new();
-    // A too-long text is cut where the buffer ends.
-    let _ = long.write_fmt(args);
-    bounded(&long)
-}
-
 /// Frames `response` into `out`; every response fits in `MAX_FRAME`.
-fn frame<'o>(response: &Response, out: &'o mut [u8; FRAME_BUF]) -> &'o [u8] {
+fn frame<'o>(response: &Response, out: &'o mut [u8; RESPONSE_BUF]) -> &'o [u8] {
     match encode(response, out) {
         Ok(frame) => {
             let n = frame.len();

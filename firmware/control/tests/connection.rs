@@ -2,64 +2,21 @@
 //! clock: framing, refusals, deadlines, wrong-token delays, and what a
 //! connection's end leaves behind.
 
-use std::future::Future;
-use std::pin::pin;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::sync::Mutex as StdMutex;
-use std::task::{Context, Poll, Wake, Waker};
+mod common;
 
+use std::sync::atomic::AtomicBool;
+
+use common::{on_mock_clock, store, SharedStore, CLOCK};
 use embassy_futures::block_on;
-use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
-use embassy_sync::mutex::Mutex;
-use embassy_time::{Duration, Instant, MockDriver};
+use embassy_time::Duration;
 use llv_box_control::mock::{RecordingDevice, ScriptedStream};
 use llv_box_control::{serve_connection, ConnectionBuffers, Control, Ended, Penalties, LIMITS};
-use llv_box_store::mock::{synthetic_image, MockFlash};
-use llv_box_store::{Store, StoreError};
+use llv_box_store::mock::synthetic_image;
+use llv_box_store::StoreError;
 use llv_core::control::{
     encode, ErrorCode, Request, Response, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
 };
 use llv_core::settings::Setting;
-
-type Flash = MockFlash<4, 1024>;
-type SharedStore = Mutex<CriticalSectionRawMutex, Store<Flash>>;
-
-/// The mock clock is one per process: tests that move it take turns.
-static CLOCK: StdMutex<()> = StdMutex::new(());
-
-/// Runs `fut` to its end, moving the mock clock on 1 ms whenever it waits;
-/// returns its output and the mock time it took. Panics past `limit`.
-fn on_mock_clock<F: Future>(fut: F, limit: Duration) -> (F::Output, Duration) {
-    let start = Instant::now();
-    let mut fut = pin!(fut);
-    let woken = Arc::new(Woken(AtomicBool::new(false)));
-    let waker = Waker::from(woken.clone());
-    let mut cx = Context::from_waker(&waker);
-    loop {
-        woken.0.store(false, Ordering::Relaxed);
-        if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
-            return (out, Instant::now() - start);
-        }
-        // Time moves only when nothing is ready to run at this instant.
-        if !woken.0.load(Ordering::Relaxed) {
-            assert!(
-                Instant::now() - start < limit,
-                "still running after {limit:?}"
-            );
-            MockDriver::get().advance(Duration::from_millis(1));
-        }
-    }
-}
-
-/// Notes that the future under test woke itself.
-struct Woken(AtomicBool);
-
-impl Wake for Woken {
-    fn wake(self: Arc<Self>) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-}
 
 fn frame(request: &Request<'_>) -> Vec<u8> {
     let mut buf = vec![0u8; PREFIX_LEN + MAX_FRAME];
@@ -73,11 +30,6 @@ fn hello(token: Option<&str>) -> Vec<u8> {
     })
 }
 
-fn store() -> SharedStore {
-    let flash = Flash::new(18 * 1024);
-    Mutex::new(block_on(Store::mount(flash, 0..18 * 1024)))
-}
-
 /// Serves one connection over `io` from 10.0.0.9; returns how it ended and the mock time it took.
 fn serve(
     store: &SharedStore,
@@ -87,7 +39,7 @@ fn serve(
 ) -> (Ended, Duration) {
     let control = Control {
         firmware: "test 1",
-        store,
+        library: store,
         penalties,
         limits: LIMITS,
     };

@@ -3,7 +3,7 @@
 use embassy_futures::block_on;
 use heapless::Vec;
 use llv_box_control::mock::RecordingDevice;
-use llv_box_control::session::FRAME_BUF;
+use llv_box_control::session::{FRAME_BUF, RESPONSE_BUF};
 use llv_box_control::Session;
 use llv_box_store::mock::{synthetic_image as image, MockFlash};
 use llv_box_store::Store;
@@ -45,7 +45,7 @@ impl TestBox {
     }
 
     fn send_raw(&mut self, session: &mut Session, body: &[u8]) -> Response {
-        let mut out = [0u8; FRAME_BUF];
+        let mut out = [0u8; RESPONSE_BUF];
         let frame =
             block_on(session.handle_frame(body, &mut self.store, &mut self.device, &mut out));
         decode(&frame[PREFIX_LEN..]).unwrap()
@@ -109,7 +109,7 @@ fn hello_first_and_protocol_mismatch_are_refused_clearly() {
         panic!("{r:?}")
     };
     assert_eq!(code, ErrorCode::ProtocolMismatch);
-    assert_eq!(detail.as_str(), "box speaks protocol 2, host 3");
+    assert_eq!(detail.as_str(), "box speaks protocol 3, host 4");
     assert_eq!(
         code_of_status(&mut b, &mut s),
         Some(ErrorCode::Unauthorized)
@@ -341,7 +341,7 @@ fn garbage_and_oversized_frames_get_errors_and_the_session_goes_on() {
         code(&b.send_raw(&mut s, &[1, 0])),
         Some(ErrorCode::BadRequest)
     );
-    let mut out = [0u8; FRAME_BUF];
+    let mut out = [0u8; RESPONSE_BUF];
     let refusal = Session::refuse_oversized(MAX_FRAME + 1, &mut out);
     let r: Response = decode(&refusal[PREFIX_LEN..]).unwrap();
     assert_eq!(code(&r), Some(ErrorCode::TooLarge));

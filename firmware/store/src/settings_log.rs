@@ -16,7 +16,11 @@
 //! the CRC missed) is reported, never silently replaced by defaults.
 
 use embedded_storage_async::nor_flash::NorFlash;
-use llv_core::settings::Settings;
+use heapless::{String, Vec};
+use llv_core::settings::{
+    Autoplay, Settings, StaticAddress, Target, MAX_TARGETS, SUBJECT_LEN, TOKEN_LEN,
+};
+use serde::Deserialize;
 
 use crate::layout::{le32, CRC, UNIT};
 
@@ -25,7 +29,7 @@ const HEAD: usize = 16;
 /// Largest record (head and payload) in bytes.
 pub const RECORD_MAX: usize = 512;
 /// The schema this firmware writes.
-pub const SCHEMA: u16 = 2;
+pub const SCHEMA: u16 = 3;
 /// The version field of a schema 1 record (never written: erased flash).
 const SCHEMA_1: u16 = 0xFFFF;
 
@@ -54,12 +58,47 @@ pub struct Log {
     pub seq: u32,
 }
 
-/// The settings a schema-`version` payload holds, migrated to the current model.
+/// The payload of schemas 1 and 2 (schema 2 added only the version in the head).
+#[derive(Deserialize)]
+struct SettingsV2 {
+    targets: Vec<Target, MAX_TARGETS>,
+    autoplay: Option<Autoplay>,
+    subject: Option<String<SUBJECT_LEN>>,
+    address: Option<StaticAddress>,
+    token: Option<String<TOKEN_LEN>>,
+}
+
+impl From<SettingsV2> for Settings {
+    /// Schema 3 added the box name and the OSC ports: the defaults.
+    fn from(v2: SettingsV2) -> Settings {
+        Settings {
+            targets: v2.targets,
+            autoplay: v2.autoplay,
+            subject: v2.subject,
+            address: v2.address,
+            token: v2.token,
+            ..Settings::default()
+        }
+    }
+}
+
+/// The settings a schema-`version` payload holds, migrated to the current
+/// model. A payload must decode whole: stray bytes after it are damage.
 pub fn decode(version: u16, payload: &[u8]) -> Result<Settings, Unreadable> {
+    let damaged = |_| Unreadable::Damaged(version);
     match version {
-        // Schema 2 stores the schema 1 fields unchanged; it adds the version.
-        1 | 2 => postcard::from_bytes(payload).map_err(|_| Unreadable::Damaged(version)),
+        1 | 2 => whole::<SettingsV2>(payload)
+            .map(Settings::from)
+            .map_err(damaged),
+        3 => whole::<Settings>(payload).map_err(damaged),
         v => Err(Unreadable::Newer(v)),
+    }
+}
+
+fn whole<'a, T: Deserialize<'a>>(payload: &'a [u8]) -> Result<T, ()> {
+    match postcard::take_from_bytes(payload) {
+        Ok((value, [])) => Ok(value),
+        _ => Err(()),
     }
 }
 
@@ -131,13 +170,15 @@ impl Log {
         (log, settings)
     }
 
-    /// Appends `settings` as the newest record (schema [`SCHEMA`]).
+    /// Appends `settings` as the newest record (schema [`SCHEMA`]), built in
+    /// `buf` (the store's, so that no waiting future holds a record's bytes).
     pub async fn save<F: NorFlash>(
         &mut self,
         flash: &mut F,
         settings: &Settings,
+        buf: &mut [u8; RECORD_MAX],
     ) -> Result<(), SaveError<F::Error>> {
-        let mut buf = [0xFFu8; RECORD_MAX];
+        buf.fill(0xFF);
         let len = postcard::to_slice(settings, &mut buf[HEAD..])
             .map_err(|_| SaveError::TooLarge)?
             .len();

@@ -28,7 +28,7 @@ use llv_core::take::{
 };
 
 use crate::layout::{Begin, COMMIT_AT, IMAGE_AT, SETTINGS_BLOCKS, UNIT};
-use crate::settings_log::{Log, SaveError, Unreadable};
+use crate::settings_log::{Log, SaveError, Unreadable, RECORD_MAX};
 
 /// Bytes read per flash read while checking an image.
 const READ_CHUNK: usize = 256;
@@ -185,6 +185,8 @@ pub struct Store<F> {
     log: Log,
     settings: Settings,
     fault: Option<StoreFault>,
+    /// Where a settings record is built.
+    record: [u8; RECORD_MAX],
 }
 
 impl<F: NorFlash> Store<F> {
@@ -220,6 +222,7 @@ impl<F: NorFlash> Store<F> {
             },
             settings: Settings::default(),
             fault: Some(StoreFault::Layout),
+            record: [0xFF; RECORD_MAX],
         };
         if !usable {
             return store;
@@ -421,7 +424,7 @@ impl<F: NorFlash> Store<F> {
 
     /// Stores `settings` (power-cut safe: the old ones stay until the new record is whole).
     /// Refused while the stored settings are unreadable ([`StoreError::SettingsLocked`]).
-    pub async fn save_settings(&mut self, settings: Settings) -> Result<(), StoreError<F::Error>> {
+    pub async fn save_settings(&mut self, settings: &Settings) -> Result<(), StoreError<F::Error>> {
         match self.fault {
             Some(StoreFault::Layout) => Err(StoreError::Unusable),
             Some(StoreFault::Settings(_)) => Err(StoreError::SettingsLocked),
@@ -435,20 +438,20 @@ impl<F: NorFlash> Store<F> {
         if self.fault == Some(StoreFault::Layout) {
             return Err(StoreError::Unusable);
         }
-        self.write_settings(Settings::default()).await?;
+        self.write_settings(&Settings::default()).await?;
         self.fault = None;
         Ok(())
     }
 
-    async fn write_settings(&mut self, settings: Settings) -> Result<(), StoreError<F::Error>> {
+    async fn write_settings(&mut self, settings: &Settings) -> Result<(), StoreError<F::Error>> {
         self.log
-            .save(&mut self.flash, &settings)
+            .save(&mut self.flash, settings, &mut self.record)
             .await
             .map_err(|e| match e {
                 SaveError::Flash(e) => StoreError::Flash(e),
                 SaveError::TooLarge => StoreError::SettingsTooLarge,
             })?;
-        self.settings = settings;
+        self.settings.clone_from(settings);
         Ok(())
     }
 
@@ -610,6 +613,11 @@ impl<F: NorFlash> Store<F> {
         let _ = self.takes.push(entry);
         self.takes.sort_unstable_by_key(|e| e.first_block);
         Ok(header)
+    }
+
+    /// The id of the upload in progress, if any.
+    pub fn upload_id(&self) -> Option<u32> {
+        self.upload.as_ref().map(|u| u.begin.seq)
     }
 
     /// Drops upload `id` if it is the one in progress (its blocks become free).

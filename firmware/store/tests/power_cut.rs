@@ -216,7 +216,7 @@ fn a_cut_at_any_byte_or_erase_of_a_settings_save_keeps_the_old_or_the_new_ones()
     };
     let save = |port: u16| {
         move |s: &mut llv_box_store::Store<Flash>| {
-            let _ = block_on(s.save_settings(settings(port)));
+            let _ = block_on(s.save_settings(&settings(port)));
         }
     };
     for tear in TEARS {
@@ -225,7 +225,7 @@ fn a_cut_at_any_byte_or_erase_of_a_settings_save_keeps_the_old_or_the_new_ones()
         // Twelve saves fill the first block, so later ones cross to the other.
         for port in 0..12 {
             let mut store = mount(flash);
-            block_on(store.save_settings(settings(port))).unwrap();
+            block_on(store.save_settings(&settings(port))).unwrap();
             flash = store.into_flash();
             let (bytes, erases) = cost(&flash, save(1000 + port));
             assert!(bytes >= 32 && erases == 1, "{bytes} bytes, {erases} erases");
@@ -237,7 +237,7 @@ fn a_cut_at_any_byte_or_erase_of_a_settings_save_keeps_the_old_or_the_new_ones()
                     "{tear:?} save {port}, {cut:?}: {now}"
                 );
                 // Saving again after the cut works and sticks.
-                block_on(store.save_settings(settings(2000))).unwrap();
+                block_on(store.save_settings(&settings(2000))).unwrap();
                 let store = mount(store.into_flash());
                 assert_eq!(store.settings().targets[0].port, 2000);
             }

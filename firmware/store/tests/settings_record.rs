@@ -10,7 +10,7 @@ use embedded_storage_async::nor_flash::NorFlash;
 use llv_box_store::{StoreError, StoreFault, Unreadable, SCHEMA};
 use llv_core::settings::{Autoplay, Settings, StaticAddress, Target};
 
-/// What the golden records hold.
+/// What the golden records of schemas 1 and 2 hold (migrated: no name, default ports).
 fn expected() -> Settings {
     Settings {
         targets: [Target {
@@ -30,6 +30,17 @@ fn expected() -> Settings {
             gateway: Some([10, 0, 2, 2]),
         }),
         token: Some("s3cret".try_into().unwrap()),
+        ..Settings::default()
+    }
+}
+
+/// What the golden record of schema 3 holds.
+fn expected_3() -> Settings {
+    Settings {
+        name: Some("stage-left".try_into().unwrap()),
+        osc_port: Some(53000),
+        reply_port: Some(53001),
+        ..expected()
     }
 }
 
@@ -42,7 +53,18 @@ const PAYLOAD: [u8; 41] = [
     0x01, 0x06, b's', b'3', b'c', b'r', b'e', b't', // token
 ];
 
-/// A record: magic, sequence 1, length 41, `version`, `crc`, payload, 0xFF to 64 bytes.
+/// The postcard payload of [`expected_3`] (61 bytes): schema 2's, then the
+/// name, the OSC port and the reply port.
+fn payload_3() -> Vec<u8> {
+    let mut p = PAYLOAD.to_vec();
+    p.extend([0x01, 0x0a]);
+    p.extend(b"stage-left");
+    p.extend([0x01, 0x88, 0x9e, 0x03]); // osc_port 53000
+    p.extend([0x01, 0x89, 0x9e, 0x03]); // reply_port 53001
+    p
+}
+
+/// A record: magic, sequence 1, payload length, `version`, `crc`, payload, 0xFF to whole 32-byte units.
 fn record(version: [u8; 2], crc: [u8; 4], payload: &[u8]) -> Vec<u8> {
     let mut r = b"LLVS".to_vec();
     r.extend([1, 0, 0, 0]);
@@ -65,6 +87,14 @@ fn schema_2() -> Vec<u8> {
     record([0x02, 0x00], [0xad, 0xf8, 0x00, 0x98], &PAYLOAD)
 }
 
+/// Schema 3: the box name and the OSC ports after schema 2's fields.
+fn schema_3() -> Vec<u8> {
+    record([0x03, 0x00], CRC_3, &payload_3())
+}
+
+/// The CRC of the schema 3 golden record (bytes 4..12 and the payload).
+const CRC_3: [u8; 4] = [0x70, 0x25, 0x50, 0xe1];
+
 /// A blank flash with `bytes` at the start of the settings log.
 fn flash_with(bytes: &[u8]) -> Flash {
     let mut flash = Flash::new(REGION.end as usize);
@@ -74,56 +104,67 @@ fn flash_with(bytes: &[u8]) -> Flash {
 
 #[test]
 fn records_of_every_schema_are_read() {
-    assert_eq!(SCHEMA, 2);
-    for (schema, bytes) in [(1, schema_1()), (2, schema_2())] {
+    assert_eq!(SCHEMA, 3);
+    for (schema, bytes, settings) in [
+        (1, schema_1(), expected()),
+        (2, schema_2(), expected()),
+        (3, schema_3(), expected_3()),
+    ] {
         let store = mount(flash_with(&bytes));
         assert_eq!(store.fault(), None, "schema {schema}");
-        assert_eq!(store.settings(), &expected(), "schema {schema}");
+        assert_eq!(store.settings(), &settings, "schema {schema}");
     }
 }
 
 #[test]
-fn the_record_written_is_schema_2_byte_for_byte() {
+fn the_record_written_is_schema_3_byte_for_byte() {
     let mut store = mount(Flash::new(REGION.end as usize));
-    block_on(store.save_settings(expected())).unwrap();
+    block_on(store.save_settings(&expected_3())).unwrap();
     let mut flash = store.into_flash();
-    let mut written = vec![0u8; 64];
+    let mut written = vec![0u8; 96];
     block_on(embedded_storage_async::nor_flash::ReadNorFlash::read(
         &mut flash,
         REGION.start,
         &mut written,
     ))
     .unwrap();
-    assert_eq!(written, schema_2());
-    // A schema 1 box keeps its settings through a save by this firmware.
-    let mut store = mount(flash_with(&schema_1()));
-    let mut changed = store.settings().clone();
-    changed.subject = Some("Other".try_into().unwrap());
-    block_on(store.save_settings(changed.clone())).unwrap();
-    let store = mount(store.into_flash());
-    assert_eq!(store.settings(), &changed);
+    assert_eq!(written, schema_3());
+    // A schema 1 or 2 box keeps its settings through a save by this firmware.
+    for old in [schema_1(), schema_2()] {
+        let mut store = mount(flash_with(&old));
+        let mut changed = store.settings().clone();
+        changed.subject = Some("Other".try_into().unwrap());
+        changed.name = Some("stage-right".try_into().unwrap());
+        block_on(store.save_settings(&changed)).unwrap();
+        let store = mount(store.into_flash());
+        assert_eq!(store.settings(), &changed);
+        assert_eq!(store.settings().targets, expected().targets);
+    }
 }
 
 #[test]
 fn an_unreadable_newest_record_locks_the_settings_until_a_reset() {
-    // Schema 3 (a newer firmware), CRC right; and schema 2 whose payload does not decode.
-    let mut newer = record([0x03, 0x00], [0; 4], &PAYLOAD);
+    // Schema 4 (a newer firmware), CRC right; schema 2 whose payload does
+    // not decode; schema 3 with a stray byte after its payload.
+    let mut newer = record([0x04, 0x00], [0; 4], &payload_3());
     let mut damaged = record([0x02, 0x00], [0; 4], &[0xFF, 0xFF, 0xFF]);
-    for r in [&mut newer, &mut damaged] {
+    let mut stray = record([0x03, 0x00], [0; 4], &[payload_3(), vec![0]].concat());
+    for r in [&mut newer, &mut damaged, &mut stray] {
         let len = usize::from(u16::from_le_bytes([r[8], r[9]]));
         let crc = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC)
             .checksum(&[&r[4..12], &r[16..16 + len]].concat());
         r[12..16].copy_from_slice(&crc.to_le_bytes());
     }
     for (bytes, why) in [
-        (newer, Unreadable::Newer(3)),
+        (newer, Unreadable::Newer(4)),
         (damaged, Unreadable::Damaged(2)),
+        (stray, Unreadable::Damaged(3)),
     ] {
         let mut store = mount(flash_with(&bytes));
         assert_eq!(store.fault(), Some(StoreFault::Settings(why)));
         assert_eq!(store.settings(), &Settings::default());
         assert_eq!(
-            block_on(store.save_settings(expected())),
+            block_on(store.save_settings(&expected())),
             Err(StoreError::SettingsLocked)
         );
         // Nothing silently replaced the record: it is still there after a remount.
@@ -131,8 +172,8 @@ fn an_unreadable_newest_record_locks_the_settings_until_a_reset() {
         assert_eq!(store.fault(), Some(StoreFault::Settings(why)));
         block_on(store.reset_settings()).unwrap();
         assert_eq!(store.fault(), None);
-        block_on(store.save_settings(expected())).unwrap();
+        block_on(store.save_settings(&expected_3())).unwrap();
         let store = mount(store.into_flash());
-        assert_eq!((store.fault(), store.settings()), (None, &expected()));
+        assert_eq!((store.fault(), store.settings()), (None, &expected_3()));
     }
 }

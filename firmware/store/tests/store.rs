@@ -179,7 +179,7 @@ fn settings_persist_across_many_saves() {
             })
             .unwrap();
         s.subject = Some(heapless::String::try_from("x".repeat(usize::from(i)).as_str()).unwrap());
-        block_on(store.save_settings(s.clone())).unwrap();
+        block_on(store.save_settings(&s)).unwrap();
         assert_eq!(store.settings(), &s);
         flash = store.into_flash();
     }
@@ -199,7 +199,7 @@ fn an_unusable_region_gives_an_empty_store_that_refuses_writes() {
         let image = image("alpha", 3, 1);
         assert_eq!(upload(&mut store, &image, 512), Err(StoreError::Unusable));
         assert_eq!(
-            block_on(store.save_settings(Settings::default())),
+            block_on(store.save_settings(&Settings::default())),
             Err(StoreError::Unusable)
         );
         assert_eq!(block_on(store.reset_settings()), Err(StoreError::Unusable));

@@ -11,7 +11,7 @@ use llv_core::control::{
 };
 use llv_core::settings::Target;
 
-use crate::args::{resolve, CONTROL_PORT, LIVE_LINK_PORT};
+use crate::args::{resolve, resolve_box, CONTROL_PORT, LIVE_LINK_PORT};
 
 /// How long to wait for the box to accept a connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -33,10 +33,11 @@ const RETRIES: u32 = 3;
 const RETRY_AFTER: Duration = Duration::from_millis(100);
 
 impl BoxClient {
-    /// Connects to `addr` (`HOST[:PORT]`, port 11113 by default) and says Hello;
+    /// Connects to `addr` (`HOST[:PORT]` or the box's name, port 11113 by
+    /// default, see [`resolve_box`]) and says Hello;
     /// tries again (at most [`RETRIES`] times) when the box resets the connection first.
     pub fn connect(addr: &str, token: Option<&str>) -> Result<BoxClient> {
-        let addr = resolve(addr, CONTROL_PORT)?;
+        let addr = resolve_box(addr, CONTROL_PORT)?;
         let mut wait = RETRY_AFTER;
         for _ in 0..RETRIES {
             match Self::open(addr, token) {

@@ -7,8 +7,8 @@ use clap::{Args, Subcommand};
 use heapless::Vec as BoundedVec;
 use llv_core::control::{bounded, Request, Response, Status, TakeInfo};
 use llv_core::settings::{
-    Autoplay, Setting, Settings, StaticAddress, Target, MAX_CHANGES, MAX_TARGETS, SUBJECT_LEN,
-    TOKEN_LEN,
+    check_box_name, Autoplay, Setting, Settings, StaticAddress, Target, MAX_CHANGES, MAX_TARGETS,
+    OSC_PORT, SUBJECT_LEN, TOKEN_LEN,
 };
 use llv_core::take::NAME_LEN;
 use serde_json::json;
@@ -19,7 +19,7 @@ use crate::args::TokenArgs;
 /// Arguments of `llv box`.
 #[derive(Args, Debug)]
 pub struct BoxArgs {
-    /// The box: HOST[:PORT] (control port 11113 by default).
+    /// The box: HOST[:PORT] or its name (NAME or NAME.local, found by mDNS); control port 11113 by default.
     #[arg(value_name = "ADDR[:PORT]")]
     pub addr: String,
     #[command(flatten)]
@@ -61,7 +61,9 @@ pub enum BoxAction {
     /// Show the settings, or change them with KEY VALUE pairs.
     ///
     /// Keys: targets HOST[:PORT],...|none; autoplay NAME|none; autoplay-loops N (0 = forever);
-    /// subject NAME|none; address IP/PREFIX[,GATEWAY]|dhcp; token TOKEN|none.
+    /// subject NAME|none; address IP/PREFIX[,GATEWAY]|dhcp; token TOKEN|none;
+    /// name NAME|none (the box's network name, NAME.local); osc-port N|default;
+    /// reply-port N|none (replies to OSC also go to this port of the sender).
     Config {
         /// KEY VALUE pairs.
         #[arg(value_name = "KEY VALUE")]
@@ -184,7 +186,10 @@ fn parse_changes(
             }
             "autoplay" if none => Setting::Autoplay(None),
             "autoplay" => {
-                ensure!(value.len() <= NAME_LEN, "autoplay: take name over {NAME_LEN} bytes");
+                ensure!(
+                    value.len() <= NAME_LEN,
+                    "autoplay: take name over {NAME_LEN} bytes"
+                );
                 let loop_count = current.autoplay.as_ref().map_or(0, |a| a.loop_count);
                 Setting::Autoplay(Some(Autoplay {
                     take: bounded(value),
@@ -204,18 +209,34 @@ fn parse_changes(
             }
             "subject" if none => Setting::Subject(None),
             "subject" => {
-                ensure!(value.len() <= SUBJECT_LEN, "subject: over {SUBJECT_LEN} bytes");
+                ensure!(
+                    value.len() <= SUBJECT_LEN,
+                    "subject: over {SUBJECT_LEN} bytes"
+                );
                 Setting::Subject(Some(bounded(value)))
             }
             "address" if value == "dhcp" => Setting::Address(None),
             "address" => Setting::Address(Some(parse_address(value)?)),
             "token" if none => Setting::Token(None),
             "token" => {
-                ensure!(!value.is_empty() && value.len() <= TOKEN_LEN, "token: 1..={TOKEN_LEN} bytes");
+                ensure!(
+                    !value.is_empty() && value.len() <= TOKEN_LEN,
+                    "token: 1..={TOKEN_LEN} bytes"
+                );
                 Setting::Token(Some(bounded(value)))
             }
+            "name" if none => Setting::Name(None),
+            "name" => {
+                check_box_name(value).map_err(|e| anyhow::anyhow!("{e}"))?;
+                Setting::Name(Some(bounded(value)))
+            }
+            "osc-port" if value == "default" => Setting::OscPort(None),
+            "osc-port" => Setting::OscPort(Some(parse_port(key, value)?)),
+            "reply-port" if none => Setting::ReplyPort(None),
+            "reply-port" => Setting::ReplyPort(Some(parse_port(key, value)?)),
             other => bail!(
-                "unknown setting {other:?}: targets, autoplay, autoplay-loops, subject, address, token"
+                "unknown setting {other:?}: targets, autoplay, autoplay-loops, subject, address, \
+                 token, name, osc-port, reply-port"
             ),
         };
         current.apply(&change);
@@ -224,6 +245,14 @@ fn parse_changes(
             .map_err(|_| anyhow::anyhow!("at most {MAX_CHANGES} changes at once"))?;
     }
     Ok(changes)
+}
+
+/// A UDP/TCP port other than 0.
+fn parse_port(key: &str, value: &str) -> Result<u16> {
+    match value.parse::<u16>() {
+        Ok(port) if port != 0 => Ok(port),
+        _ => bail!("{key}: {value:?} is not a port (1..=65535)"),
+    }
 }
 
 /// `IP/PREFIX[,GATEWAY]`.
@@ -329,6 +358,18 @@ fn print_settings(s: &Settings, token_set: bool) {
         None => println!("address   dhcp"),
     }
     println!("token     {}", if token_set { "set" } else { "none" });
+    match &s.name {
+        Some(name) => println!("name      {name}"),
+        None => println!("name      the board's default"),
+    }
+    match s.osc_port {
+        Some(p) => println!("osc-port  {p} (UDP and TCP)"),
+        None => println!("osc-port  {OSC_PORT} (UDP and TCP, the default)"),
+    }
+    match s.reply_port {
+        Some(p) => println!("reply-port {p} (replies also go there)"),
+        None => println!("reply-port none (replies go to the sender's port)"),
+    }
 }
 
 #[cfg(test)]
@@ -370,6 +411,29 @@ mod tests {
         assert!(err(&["volume", "3"]).contains("unknown setting"));
         assert!(err(&["subject"]).contains("KEY VALUE pairs"));
         assert!(err(&["address", "10.0.0.2/33"]).contains("IP/PREFIX"));
+        assert!(err(&["name", "stage left"]).contains("letters, digits"));
+        assert!(err(&["osc-port", "0"]).contains("not a port"));
+        assert!(err(&["reply-port", "70000"]).contains("not a port"));
+        let changes = parse_changes(
+            &pairs(&[
+                "name",
+                "stage-left",
+                "osc-port",
+                "53000",
+                "reply-port",
+                "53001",
+            ]),
+            Settings::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            changes.as_slice(),
+            [
+                Setting::Name(Some(bounded("stage-left"))),
+                Setting::OscPort(Some(53000)),
+                Setting::ReplyPort(Some(53001))
+            ]
+        );
         assert_eq!(
             parse_address("10.0.0.2/24,10.0.0.1").unwrap(),
             StaticAddress {

@@ -20,7 +20,7 @@ use crate::take::Take;
 pub struct FlashArgs {
     /// The recording (native base64 lines or LLV gzip).
     pub file: PathBuf,
-    /// The box: HOST[:PORT] (control port 11113 by default).
+    /// The box: HOST[:PORT] or its name (NAME or NAME.local, found by mDNS); control port 11113 by default.
     #[arg(long = "box", value_name = "ADDR[:PORT]")]
     pub box_addr: String,
     /// Take name on the box (default: the file name without extension).
@@ -134,7 +134,7 @@ fn default_name(file: &Path) -> Result<String> {
 
 /// Builds the take image by core's rule ([`build_image`], 60 fps where the
 /// first frame's rate is invalid); errors name the file and the frame (1-based).
-fn image_of(file: &Path, name: &str, take: &Take) -> Result<Vec<u8>> {
+pub(crate) fn image_of(file: &Path, name: &str, take: &Take) -> Result<Vec<u8>> {
     let frames = u32::try_from(take.len()).context("too many frames")?;
     let mut buf = vec![0u8; image_len(frames, take.packets().map(<[u8]>::len).sum())];
     let len = build_image(&mut buf, name, take.packets(), FrameRate::FPS_60).map_err(|e| {

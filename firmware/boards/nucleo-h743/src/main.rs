@@ -24,7 +24,7 @@
 use core::net::{Ipv4Addr, SocketAddrV4};
 
 use embassy_executor::Spawner;
-use embassy_net::{Runner, Stack, StackResources};
+use embassy_net::{Runner, StackResources};
 use embassy_stm32::bind_interrupts;
 use embassy_stm32::eth::{self, Ethernet, GenericPhy, PacketQueue, Sma};
 use embassy_stm32::gpio::{Input, Pull};
@@ -34,6 +34,8 @@ use embassy_time::{Duration, Timer};
 use llv_box::boot::{Booted, PowerUp};
 use llv_box::health::Watchdog;
 use llv_box::listener::ControlBuffers;
+use llv_box::session::BoxParts;
+use llv_box::show::ShowBuffers;
 use llv_box::sink::SocketBuffers;
 use llv_box::{boot, session, BoxConfig};
 use llv_box_store::MaybeFlash;
@@ -163,7 +165,7 @@ async fn main(spawner: Spawner) {
         "llv-box on NUCLEO-H743ZI2, command line: {=str}",
         BUILD_CMDLINE
     );
-    let mut config = default_config().apply(BUILD_CMDLINE).unwrap_or_else(|e| {
+    let config = default_config().apply(BUILD_CMDLINE).unwrap_or_else(|e| {
         defmt::error!("command line: {}; running on the defaults", e);
         default_config()
     });
@@ -175,9 +177,6 @@ async fn main(spawner: Spawner) {
             MaybeFlash::Missing
         }
     };
-    let size = STORE_REGION.end - STORE_REGION.start;
-    let booted = boot::mount_store(flash, 0..size, config.net, power_up).await;
-    config.net = booted.net;
 
     // A stable, locally administered MAC from the chip's unique ID.
     let uid = embassy_stm32::uid::uid();
@@ -206,17 +205,28 @@ async fn main(spawner: Spawner) {
         packets, p.ETH, Irqs, p.PA1, p.PA7, p.PC4, p.PC5, p.PG13, p.PB13, p.PG11, mac, p.ETH_SMA,
         p.PA2, p.PC1,
     );
-
-    static RESOURCES: StaticCell<StackResources<SOCKETS>> = StaticCell::new();
-    let (stack, runner) = embassy_net::new(
-        device,
-        llv_box::net::stack_config(&config.net),
-        RESOURCES.init(StackResources::new()),
-        seed,
-    );
-    spawner.spawn(net_task(runner).unwrap());
     let watchdog = IndependentWatchdog::new(p.IWDG1, WATCHDOG_TIMEOUT_US);
-    spawner.spawn(box_task(stack, booted, watchdog).unwrap());
+    // The store is mounted in the box's task: its mount shares that task's
+    // memory with the running box instead of holding some of its own.
+    let board = Board {
+        flash,
+        device,
+        config,
+        power_up,
+        seed,
+        mac,
+    };
+    spawner.spawn(box_task(spawner, board, watchdog).unwrap());
+}
+
+/// What the box's task takes from the board's start-up.
+struct Board {
+    flash: BoxFlash,
+    device: Device,
+    config: BoxConfig,
+    power_up: PowerUp,
+    seed: u64,
+    mac: [u8; 6],
 }
 
 #[embassy_executor::task]
@@ -241,19 +251,48 @@ impl Watchdog for Iwdg {
 }
 
 #[embassy_executor::task]
-async fn box_task(
-    stack: Stack<'static>,
-    booted: Booted<BoxFlash>,
-    dog: IndependentWatchdog<'static, IWDG1>,
-) {
+async fn box_task(spawner: Spawner, board: Board, dog: IndependentWatchdog<'static, IWDG1>) {
+    let Board {
+        flash,
+        device,
+        mut config,
+        power_up,
+        seed,
+        mac,
+    } = board;
+    let size = STORE_REGION.end - STORE_REGION.start;
+    static BOOTED: StaticCell<Booted<BoxFlash>> = StaticCell::new();
+    let booted = BOOTED.init(boot::mount_store(flash, 0..size, config.net, power_up).await);
+    config.net = booted.net;
+
+    static RESOURCES: StaticCell<StackResources<SOCKETS>> = StaticCell::new();
+    let (stack, runner) = embassy_net::new(
+        device,
+        llv_box::net::stack_config(&config.net),
+        RESOURCES.init(StackResources::new()),
+        seed,
+    );
+    spawner.spawn(net_task(runner).unwrap());
+
     static BUFFERS: StaticCell<SocketBuffers> = StaticCell::new();
     static CONTROL: StaticCell<ControlBuffers> = StaticCell::new();
+    static SHOW: StaticCell<ShowBuffers> = StaticCell::new();
     let buffers = BUFFERS.init(SocketBuffers::new());
     let control = CONTROL.init(ControlBuffers::new());
+    let show = SHOW.init(ShowBuffers::new());
     let mut watchdog = Iwdg {
         dog,
         running: false,
     };
-    let e = session::run_store(stack, booted, FIRMWARE, &mut watchdog, buffers, control).await;
+    let name = llv_box::config::default_name(&mac);
+    let parts = BoxParts {
+        firmware: FIRMWARE,
+        default_name: &name,
+        watchdog: &mut watchdog,
+        sockets: buffers,
+        control,
+        show,
+    };
+    let e = session::run_store(stack, booted, parts).await;
     defmt::error!("cannot bind the UDP sockets: {}", e);
 }

@@ -33,7 +33,8 @@ use embassy_net::{Runner, Stack, StackResources};
 use embassy_time::Duration;
 use llv_box::boot::{self, Booted, PowerUp};
 use llv_box::listener::ControlBuffers;
-use llv_box::session::{self, SessionError};
+use llv_box::session::{self, BoxParts, SessionError};
+use llv_box::show::ShowBuffers;
 use llv_box::sink::SocketBuffers;
 use llv_box::{builtin, health, BoxConfig};
 use llv_box_store::MaybeFlash;
@@ -97,9 +98,10 @@ async fn boot(spawner: Spawner) {
         Some(path) => {
             let flash = open(&path, keys.erase_time);
             let region = 0..file_flash::CAPACITY as u32;
-            let booted = boot::mount_store(flash, region, config.net, power_up).await;
+            static BOOTED: StaticCell<Booted<BoxFlash>> = StaticCell::new();
+            let booted = BOOTED.init(boot::mount_store(flash, region, config.net, power_up).await);
             config.net = booted.net;
-            Some(booted)
+            Some(&*booted)
         }
         None => None,
     };
@@ -130,7 +132,7 @@ async fn boot(spawner: Spawner) {
     }
     spawner.spawn(net_task(runner).unwrap());
     match booted {
-        Some(booted) => spawner.spawn(store_task(stack, booted).unwrap()),
+        Some(booted) => spawner.spawn(store_task(stack, booted, mac).unwrap()),
         None => spawner.spawn(box_task(stack, config).unwrap()),
     }
 }
@@ -183,19 +185,21 @@ impl health::Watchdog for Cmsdk {
 }
 
 #[embassy_executor::task]
-async fn store_task(stack: Stack<'static>, booted: Booted<BoxFlash>) {
+async fn store_task(stack: Stack<'static>, booted: &'static Booted<BoxFlash>, mac: [u8; 6]) {
     let mut buffers = SocketBuffers::new();
     let mut control = ControlBuffers::new();
+    let mut show = ShowBuffers::new();
     let mut watchdog = Cmsdk(Watchdog::start(WATCHDOG_TIMEOUT));
-    let e = session::run_store(
-        stack,
-        booted,
-        FIRMWARE,
-        &mut watchdog,
-        &mut buffers,
-        &mut control,
-    )
-    .await;
+    let name = llv_box::config::default_name(&mac);
+    let parts = BoxParts {
+        firmware: FIRMWARE,
+        default_name: &name,
+        watchdog: &mut watchdog,
+        sockets: &mut buffers,
+        control: &mut control,
+        show: &mut show,
+    };
+    let e = session::run_store(stack, booted, parts).await;
     defmt::error!("cannot bind the UDP sockets: {}", e);
     semihosting::exit(1);
 }

@@ -59,6 +59,8 @@ const MAC_MII_DATA: u8 = 7;
 const MAC_CR_RXEN: u32 = 1 << 2;
 const MAC_CR_TXEN: u32 = 1 << 3;
 const MAC_CR_FDPX: u32 = 1 << 20;
+/// Pass all multicast frames (mDNS, IGMP): the stack filters them.
+const MAC_CR_MCPAS: u32 = 1 << 19;
 const PHY_ADDR: u32 = 1;
 const PHY_BSR: u32 = 1;
 const PHY_BSR_LINK: u32 = 1 << 2;
@@ -138,7 +140,10 @@ impl Lan9118 {
         CHIP.write(FIFO_INT, 0x4800_0000);
         CHIP.write(RX_CFG, 0);
         CHIP.write(TX_CFG, TX_CFG_ON | TX_CFG_STATUS_OVERRUN_OK);
-        mac_write(MAC_CR, MAC_CR_TXEN | MAC_CR_RXEN | MAC_CR_FDPX);
+        mac_write(
+            MAC_CR,
+            MAC_CR_TXEN | MAC_CR_RXEN | MAC_CR_FDPX | MAC_CR_MCPAS,
+        );
 
         let low = mac_read(MAC_ADDRL).to_le_bytes();
         let high = mac_read(MAC_ADDRH).to_le_bytes();

@@ -1,0 +1,338 @@
+//! The box's doors for show tools: OSC on UDP and TCP (the OSC port of the
+//! settings, 11114 by default, read at power-up), served by
+//! `llv_box_control::osc` through the same session as the control port; and
+//! the mDNS/DNS-SD responder (`llv_box_control::mdns`) on UDP 5353, so the
+//! box is `NAME.local` and lists as `_llv._tcp` and `_osc._udp`.
+//!
+//! Replies and pushes wait at most [`SEND_WAIT`] for room in their socket:
+//! a reply is not worth holding a door for, and nothing here ever touches
+//! the player's sockets.
+
+use core::net::Ipv4Addr;
+
+use embassy_futures::join::join3;
+use embassy_futures::select::{select, Either};
+use embassy_net::tcp::TcpSocket;
+use embassy_net::udp::{PacketMetadata, RecvError, UdpSocket};
+use embassy_net::{IpAddress, IpEndpoint, Stack};
+use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
+use embassy_time::{with_timeout, Duration, Instant, Timer};
+use embedded_storage_async::nor_flash::NorFlash;
+use heapless::String;
+use llv_box_control::osc::{
+    serve_osc_connection, OscBuffers, ReplySink, UdpDoor, MAX_PACKET, MAX_REPLY, PUSH_POLL,
+};
+use llv_box_control::{mdns, Control};
+use llv_box_store::Store;
+use llv_core::control::CONTROL_PORT;
+use llv_core::settings::BOX_NAME_LEN;
+use llv_core::take::NAME_LEN;
+
+use crate::device::{BoxDevice, BoxState};
+use crate::fmt::{info, warning};
+
+/// OSC over TCP connections served at once.
+pub const OSC_LISTENERS: usize = 2;
+/// Sockets of the show doors: OSC UDP, the OSC TCP connections, mDNS.
+pub const SOCKETS: usize = 1 + OSC_LISTENERS + 1;
+/// The longest a reply or push waits for room in its socket.
+pub const SEND_WAIT: Duration = Duration::from_millis(50);
+/// How often the responder looks whether its records changed (to announce them).
+const ANNOUNCE_CHECK: Duration = Duration::from_secs(1);
+
+/// TCP receive and send buffer of one OSC connection.
+const TCP_BUF: usize = 512;
+/// Receive buffer of the OSC UDP socket: a few datagrams.
+const UDP_RX: usize = 1024;
+/// Send buffer of the OSC UDP socket: one reply, and a short one behind it
+/// (the copy to the reply port waits, at most SEND_WAIT, for the first to leave).
+const UDP_TX: usize = MAX_REPLY + 256;
+/// mDNS: one query in, one answer out at a time.
+const MDNS_RX: usize = 512;
+
+/// Memory for one OSC connection.
+struct TcpMemory {
+    rx: [u8; TCP_BUF],
+    tx: [u8; TCP_BUF],
+    buffers: OscBuffers,
+}
+
+/// Memory for the show doors.
+pub struct ShowBuffers {
+    udp_rx_meta: [PacketMetadata; 4],
+    udp_rx: [u8; UDP_RX],
+    udp_tx_meta: [PacketMetadata; 4],
+    udp_tx: [u8; UDP_TX],
+    packet: [u8; MAX_PACKET],
+    out: [u8; MAX_REPLY],
+    tcp: [TcpMemory; OSC_LISTENERS],
+    mdns_rx_meta: [PacketMetadata; 2],
+    mdns_rx: [u8; MDNS_RX],
+    mdns_tx_meta: [PacketMetadata; 2],
+    mdns_tx: [u8; mdns::MAX_MESSAGE],
+    mdns_out: [u8; mdns::MAX_MESSAGE],
+}
+
+impl ShowBuffers {
+    /// Zeroed buffers.
+    pub const fn new() -> Self {
+        const TCP: TcpMemory = TcpMemory {
+            rx: [0; TCP_BUF],
+            tx: [0; TCP_BUF],
+            buffers: OscBuffers::new(),
+        };
+        ShowBuffers {
+            udp_rx_meta: [PacketMetadata::EMPTY; 4],
+            udp_rx: [0; UDP_RX],
+            udp_tx_meta: [PacketMetadata::EMPTY; 4],
+            udp_tx: [0; UDP_TX],
+            packet: [0; MAX_PACKET],
+            out: [0; MAX_REPLY],
+            tcp: [TCP; OSC_LISTENERS],
+            mdns_rx_meta: [PacketMetadata::EMPTY; 2],
+            mdns_rx: [0; MDNS_RX],
+            mdns_tx_meta: [PacketMetadata::EMPTY; 2],
+            mdns_tx: [0; mdns::MAX_MESSAGE],
+            mdns_out: [0; mdns::MAX_MESSAGE],
+        }
+    }
+}
+
+impl Default for ShowBuffers {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Who the box is on the network.
+pub struct Identity<'a> {
+    /// Firmware name and version.
+    pub firmware: &'static str,
+    /// The name when the settings give none (the board's, from its MAC).
+    pub default_name: &'a str,
+    /// The OSC port (from the settings at power-up).
+    pub osc_port: u16,
+}
+
+/// The endpoint's IPv4 address (`0.0.0.0` for another family).
+fn ipv4(endpoint: &IpEndpoint) -> [u8; 4] {
+    match endpoint.addr {
+        IpAddress::Ipv4(ip) => ip.octets(),
+        #[allow(unreachable_patterns, reason = "IPv6 when the stack has it")]
+        _ => [0; 4],
+    }
+}
+
+/// Sends through a UDP socket, waiting at most [`SEND_WAIT`] for room.
+struct Sender<'s, 'a>(&'s UdpSocket<'a>);
+
+impl ReplySink for Sender<'_, '_> {
+    async fn send_to(&mut self, packet: &[u8], ip: [u8; 4], port: u16) {
+        let to = IpEndpoint::new(IpAddress::Ipv4(Ipv4Addr::from(ip)), port);
+        if let Ok(Err(e)) = with_timeout(SEND_WAIT, self.0.send_to(packet, to)).await {
+            warning!("OSC reply to {}:{} not sent: {}", ip, port, e);
+        }
+    }
+}
+
+/// Serves OSC on UDP and TCP and answers mDNS, forever.
+pub async fn serve<F: NorFlash>(
+    stack: Stack<'_>,
+    control: &Control<'_, CriticalSectionRawMutex, Store<F>>,
+    state: &BoxState,
+    identity: &Identity<'_>,
+    buffers: &mut ShowBuffers,
+) -> ! {
+    let ShowBuffers {
+        udp_rx_meta,
+        udp_rx,
+        udp_tx_meta,
+        udp_tx,
+        packet,
+        out,
+        tcp,
+        mdns_rx_meta,
+        mdns_rx,
+        mdns_tx_meta,
+        mdns_tx,
+        mdns_out,
+    } = buffers;
+    let port = identity.osc_port;
+    info!("OSC port {} (UDP and TCP)", port);
+    let mut udp = UdpSocket::new(stack, udp_rx_meta, udp_rx, udp_tx_meta, udp_tx);
+    let udp_door = async {
+        if udp.bind(port).is_err() {
+            warning!("OSC: UDP port {} cannot be bound", port);
+            core::future::pending::<()>().await;
+        }
+        let mut door = UdpDoor::new(control.firmware);
+        let mut device = BoxDevice { state };
+        let mut next_push = Instant::now() + PUSH_POLL;
+        loop {
+            match select(udp.recv_from(packet), Timer::at(next_push)).await {
+                Either::First(Ok((n, meta))) => {
+                    let from = (ipv4(&meta.endpoint), meta.endpoint.port);
+                    door.handle(
+                        &packet[..n],
+                        from,
+                        control,
+                        &mut device,
+                        out,
+                        &mut Sender(&udp),
+                    )
+                    .await;
+                }
+                Either::First(Err(RecvError::Truncated)) => {
+                    // embassy-net does not say who sent a datagram that did not fit.
+                    warning!("OSC: a datagram over {} bytes was dropped", MAX_PACKET);
+                }
+                Either::Second(()) => {
+                    next_push += PUSH_POLL;
+                    door.push(control, &device, out, &mut Sender(&udp)).await;
+                }
+            }
+        }
+    };
+    let [a, b] = tcp;
+    let tcp_doors = embassy_futures::join::join(
+        listen(stack, control, state, port, a),
+        listen(stack, control, state, port, b),
+    );
+    let responder = respond(
+        stack,
+        control,
+        state,
+        identity,
+        (mdns_rx_meta, mdns_rx, mdns_tx_meta, mdns_tx),
+        mdns_out,
+    );
+    join3(udp_door, tcp_doors, responder).await;
+    // All three run forever.
+    core::future::pending().await
+}
+
+/// Serves one OSC connection after another on one socket.
+async fn listen<F: NorFlash>(
+    stack: Stack<'_>,
+    control: &Control<'_, CriticalSectionRawMutex, Store<F>>,
+    state: &BoxState,
+    port: u16,
+    memory: &mut TcpMemory,
+) -> ! {
+    let authenticated = core::sync::atomic::AtomicBool::new(false);
+    loop {
+        let mut socket = TcpSocket::new(stack, &mut memory.rx, &mut memory.tx);
+        if socket.accept(port).await.is_err() {
+            Timer::after(Duration::from_millis(100)).await;
+            continue;
+        }
+        let source = socket.remote_endpoint().map_or([0; 4], |e| ipv4(&e));
+        info!("OSC connection from {}", source);
+        let mut device = BoxDevice { state };
+        let ended = serve_osc_connection(
+            &mut socket,
+            source,
+            control,
+            &mut device,
+            &mut memory.buffers,
+            &authenticated,
+        )
+        .await;
+        info!("OSC connection closed: {}", ended);
+        socket.close();
+        let _ = with_timeout(Duration::from_millis(250), socket.flush()).await;
+        socket.abort();
+    }
+}
+
+/// The mDNS responder: joins the group, announces the box, answers queries,
+/// and announces again whenever its records change.
+async fn respond<F: NorFlash>(
+    stack: Stack<'_>,
+    control: &Control<'_, CriticalSectionRawMutex, Store<F>>,
+    state: &BoxState,
+    identity: &Identity<'_>,
+    (rx_meta, rx, tx_meta, tx): (
+        &mut [PacketMetadata],
+        &mut [u8],
+        &mut [PacketMetadata],
+        &mut [u8],
+    ),
+    out: &mut [u8; mdns::MAX_MESSAGE],
+) -> ! {
+    let mut socket = UdpSocket::new(stack, rx_meta, rx, tx_meta, tx);
+    let group = Ipv4Addr::from(mdns::GROUP);
+    if stack.join_multicast_group(group).is_err() || socket.bind(mdns::PORT).is_err() {
+        warning!("mDNS: cannot join 224.0.0.251 or bind port 5353");
+        core::future::pending::<()>().await;
+    }
+    info!("mDNS responder on port {}", mdns::PORT);
+    let group_endpoint = IpEndpoint::new(IpAddress::Ipv4(group), mdns::PORT);
+    let mut announced: Option<Key> = None;
+    let mut next_check = Instant::now();
+    let mut free = 0;
+    loop {
+        if Instant::now() >= next_check {
+            next_check = Instant::now() + ANNOUNCE_CHECK;
+            free = control.library.lock().await.free_bytes();
+        }
+        // The records as they are when a query comes (name, address and
+        // take from the box's state; the free space as of the last check).
+        let key = || Key {
+            name: state
+                .name()
+                .unwrap_or_else(|| llv_core::control::bounded(identity.default_name)),
+            ipv4: state.address().unwrap_or([0; 4]),
+            playing: state.playing().map(|p| p.take).unwrap_or_default(),
+        };
+        let now = key();
+        if announced.as_ref() != Some(&now) {
+            let n = mdns::announce(&records(&now, identity, free), out);
+            if n > 0 {
+                let _ = with_timeout(SEND_WAIT, socket.send_to(&out[..n], group_endpoint)).await;
+            }
+            announced = Some(now);
+        }
+        match select(
+            socket.recv_from_with(|query, meta| {
+                let from = (ipv4(&meta.endpoint), meta.endpoint.port);
+                let key = key();
+                (
+                    mdns::answer(&records(&key, identity, free), query, from.1, out),
+                    from,
+                )
+            }),
+            Timer::at(next_check),
+        )
+        .await
+        {
+            Either::First((n, from)) if n > 0 => {
+                let (ip, port) = mdns::reply_to(from);
+                let to = IpEndpoint::new(IpAddress::Ipv4(Ipv4Addr::from(ip)), port);
+                let _ = with_timeout(SEND_WAIT, socket.send_to(&out[..n], to)).await;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The records of the box as `key` and `identity` say.
+fn records<'k>(key: &'k Key, identity: &'k Identity<'_>, free: u32) -> mdns::Identity<'k> {
+    mdns::Identity {
+        name: &key.name,
+        firmware: identity.firmware,
+        ipv4: key.ipv4,
+        control_port: CONTROL_PORT,
+        osc_port: identity.osc_port,
+        free_bytes: free,
+        playing: &key.playing,
+    }
+}
+
+/// What the announced records depend on.
+#[derive(Clone, PartialEq, Eq)]
+struct Key {
+    name: String<BOX_NAME_LEN>,
+    ipv4: [u8; 4],
+    playing: String<NAME_LEN>,
+}

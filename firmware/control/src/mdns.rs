@@ -1,0 +1,197 @@
+//! Discovery: the box answers mDNS (RFC 6762) and DNS-SD (RFC 6763) so show
+//! tools and `llv discover` find it by name. One responder for the box and
+//! `llv serve`, on edge-mdns (no heap): the box's socket code calls
+//! [`answer`] with each datagram received on UDP 5353 and [`announce`] at
+//! start-up; everything here is plain bytes in and out, tested on the host.
+//!
+//! Records of a box named `NAME` at `IP`:
+//!
+//! | name | type | data |
+//! |---|---|---|
+//! | `NAME.local` | A | `IP` |
+//! | `_llv._tcp.local` | PTR | `NAME._llv._tcp.local` (the control port) |
+//! | `_osc._udp.local` | PTR | `NAME._osc._udp.local` (the OSC port: Chataigne and TouchOSC list these) |
+//! | `NAME._llv._tcp.local`, `NAME._osc._udp.local` | SRV | port, target `NAME.local` |
+//! | the same | TXT | `fw=` firmware, `name=` box name, `free=` bytes free for takes, `play=` the take playing (empty when none), `proto=` control protocol |
+//! | `_services._dns-sd._udp.local` | PTR | both service types |
+//!
+//! A query from port 5353 is answered to the mDNS group; one from any other
+//! port (a one-shot "legacy" querier, or a test through QEMU's port
+//! forwarding) is answered to its sender alone, echoing its id and questions.
+//! Not done: probing for a name another host already uses, and known-answer
+//! suppression (the box answers every matching question). edge-mdns
+//! over-answers: every answer carries all the box's address, SRV and TXT
+//! records in its additional section (a few hundred bytes).
+
+use core::fmt::Write;
+use core::net::Ipv4Addr;
+
+use edge_mdns::domain::base::iana::Class;
+use edge_mdns::domain::base::{Record, Ttl};
+use edge_mdns::domain::rdata::{AllRecordData, Ptr, Srv, A};
+use edge_mdns::{
+    HostAnswer, HostAnswers, HostAnswersMdnsHandler, MdnsError, MdnsHandler, MdnsRequest,
+    MdnsResponse, NameSlice, RecordDataChain, Txt, DNS_SD_OWNER,
+};
+use heapless::String;
+use llv_core::control::PROTOCOL_VERSION;
+
+/// The mDNS group.
+pub const GROUP: [u8; 4] = [224, 0, 0, 251];
+/// The mDNS port.
+pub const PORT: u16 = llv_core::settings::MDNS_PORT;
+/// The box's control service type (with `_tcp`).
+pub const LLV_SERVICE: &str = "_llv";
+/// The OSC service type (with `_udp`).
+pub const OSC_SERVICE: &str = "_osc";
+/// Largest mDNS message the responder reads or writes.
+pub const MAX_MESSAGE: usize = 1024;
+/// How long other hosts may cache the records.
+pub const TTL_S: u32 = 120;
+
+/// What the box tells about itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Identity<'a> {
+    /// The box's name (`NAME.local`; a host name label).
+    pub name: &'a str,
+    /// Firmware name and version.
+    pub firmware: &'a str,
+    /// The box's IPv4 address.
+    pub ipv4: [u8; 4],
+    /// The TCP control port.
+    pub control_port: u16,
+    /// The OSC port (UDP and TCP).
+    pub osc_port: u16,
+    /// Bytes free for takes.
+    pub free_bytes: u32,
+    /// The take playing; empty when none.
+    pub playing: &'a str,
+}
+
+/// Runs `f` with the responder of `identity`.
+fn with_handler<R>(identity: &Identity<'_>, f: impl FnOnce(&mut dyn MdnsHandler) -> R) -> R {
+    let mut free: String<10> = String::new();
+    // A u32 has at most 10 digits.
+    let _ = write!(free, "{}", identity.free_bytes);
+    let mut proto: String<5> = String::new();
+    let _ = write!(proto, "{PROTOCOL_VERSION}");
+    let txt = [
+        ("fw", identity.firmware),
+        ("name", identity.name),
+        ("free", free.as_str()),
+        ("play", identity.playing),
+        ("proto", proto.as_str()),
+    ];
+    let answers = BoxAnswers {
+        name: identity.name,
+        ipv4: identity.ipv4,
+        services: [
+            (LLV_SERVICE, "_tcp", identity.control_port),
+            (OSC_SERVICE, "_udp", identity.osc_port),
+        ],
+        txt: &txt,
+    };
+    let mut handler = HostAnswersMdnsHandler::new(answers);
+    f(&mut handler)
+}
+
+/// The box's records (edge-mdns's `ServiceAnswers` repeats the host's
+/// address record for every service; these hold it once).
+struct BoxAnswers<'a> {
+    name: &'a str,
+    ipv4: [u8; 4],
+    /// Service type, protocol, port.
+    services: [(&'a str, &'a str, u16); 2],
+    txt: &'a [(&'a str, &'a str)],
+}
+
+impl HostAnswers for BoxAnswers<'_> {
+    fn visit<F, E>(&self, mut f: F) -> Result<(), E>
+    where
+        F: FnMut(HostAnswer) -> Result<(), E>,
+        E: From<MdnsError>,
+    {
+        let ttl = Ttl::from_secs(TTL_S);
+        let host = [self.name, "local"];
+        let address = A::new(Ipv4Addr::from(self.ipv4).octets().into());
+        f(Record::new(
+            NameSlice::new(&host),
+            Class::IN,
+            ttl,
+            RecordDataChain::Next(AllRecordData::A(address)),
+        ))?;
+        for (service, protocol, port) in self.services {
+            let instance = [self.name, service, protocol, "local"];
+            let kind = [service, protocol, "local"];
+            f(Record::new(
+                NameSlice::new(&instance),
+                Class::IN,
+                ttl,
+                RecordDataChain::Next(AllRecordData::Srv(Srv::new(
+                    0,
+                    0,
+                    port,
+                    NameSlice::new(&host),
+                ))),
+            ))?;
+            f(Record::new(
+                NameSlice::new(&instance),
+                Class::IN,
+                ttl,
+                RecordDataChain::This(Txt::new(self.txt)),
+            ))?;
+            f(Record::new(
+                DNS_SD_OWNER,
+                Class::IN,
+                ttl,
+                RecordDataChain::Next(AllRecordData::Ptr(Ptr::new(NameSlice::new(&kind)))),
+            ))?;
+            f(Record::new(
+                NameSlice::new(&kind),
+                Class::IN,
+                ttl,
+                RecordDataChain::Next(AllRecordData::Ptr(Ptr::new(NameSlice::new(&instance)))),
+            ))?;
+        }
+        Ok(())
+    }
+}
+
+/// Answers `query`, a datagram received on the mDNS port from port `from_port`:
+/// the answer's length at the start of `out`, 0 for none (not a query, no
+/// question about this box, or bytes that are no DNS message).
+pub fn answer(identity: &Identity<'_>, query: &[u8], from_port: u16, out: &mut [u8]) -> usize {
+    with_handler(identity, |handler| {
+        let request = MdnsRequest::Request {
+            legacy: from_port != PORT,
+            multicast: from_port == PORT,
+            data: query,
+        };
+        match handler.handle(request, out) {
+            Ok(MdnsResponse::Reply { data, .. }) => data.len(),
+            _ => 0,
+        }
+    })
+}
+
+/// Every record of the box, unasked, for the mDNS group (at start-up, and
+/// when the records change): the length at the start of `out`, 0 if it
+/// does not fit.
+pub fn announce(identity: &Identity<'_>, out: &mut [u8]) -> usize {
+    with_handler(identity, |handler| {
+        match handler.handle(MdnsRequest::None, out) {
+            Ok(MdnsResponse::Reply { data, .. }) => data.len(),
+            _ => 0,
+        }
+    })
+}
+
+/// Where an answer to a query from `from` goes: the mDNS group, or (a
+/// legacy query, from a port other than 5353) the sender.
+pub fn reply_to(from: ([u8; 4], u16)) -> ([u8; 4], u16) {
+    if from.1 == PORT {
+        (GROUP, PORT)
+    } else {
+        from
+    }
+}

@@ -1,0 +1,174 @@
+//! `llv serve`'s player: the box's [`Device`] on a laptop. A take plays on a
+//! thread of its own through `llv play`'s pacing (`commands::play::play`:
+//! absolute deadlines from the take's own frame times); a new play or a stop
+//! ends the one before at once.
+
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use heapless::Vec as Bounded;
+use indicatif::ProgressBar;
+use llv_box_control::Device;
+use llv_core::control::{bounded, Fault, Playing, TargetCounts, MAX_FAULTS};
+use llv_core::settings::{Settings, Target};
+
+use super::folder::FolderTake;
+use crate::commands::play::{play, Options};
+use crate::take::Edit;
+
+/// One playback in progress.
+struct Playback {
+    name: String,
+    frames: u64,
+    targets: Vec<Target>,
+    stop: Arc<AtomicBool>,
+    /// Frames sent so far (its position).
+    progress: ProgressBar,
+    thread: JoinHandle<()>,
+}
+
+/// The player and the laptop's state.
+struct State {
+    started: Instant,
+    address: Option<[u8; 4]>,
+    subject: Option<String>,
+    playback: Option<Playback>,
+}
+
+/// The player, shared by every connection of `llv serve`.
+#[derive(Clone)]
+pub struct Player(Arc<Mutex<State>>);
+
+impl Player {
+    /// An idle player; `address` is what `Status` reports; `settings` the ones in force.
+    pub fn new(address: Option<Ipv4Addr>, settings: &Settings) -> Self {
+        Player(Arc::new(Mutex::new(State {
+            started: Instant::now(),
+            address: address.map(|a| a.octets()),
+            subject: settings.subject.as_ref().map(|s| s.to_string()),
+            playback: None,
+        })))
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Stops the playback in progress, if any, and waits for its thread.
+    pub fn stop_now(&self) {
+        let playback = self.state().playback.take();
+        if let Some(p) = playback {
+            p.stop.store(true, Ordering::SeqCst);
+            let _ = p.thread.join();
+        }
+    }
+}
+
+impl Device<FolderTake> for Player {
+    fn play(&mut self, take: FolderTake, targets: &[Target], loop_count: u32) {
+        self.stop_now();
+        let subject = self.state().subject.clone();
+        let edited = match &subject {
+            Some(s) => take.take.edited(&Edit {
+                subject: Some(s.clone()),
+                anonymize: false,
+            }),
+            None => Ok((*take.take).clone()),
+        };
+        let edited = match edited {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("warning: {}: {e:#}", take.header.name);
+                return;
+            }
+        };
+        let addrs: Vec<SocketAddr> = targets
+            .iter()
+            .map(|t| SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::from(t.ip), t.port)))
+            .collect();
+        let stop = Arc::new(AtomicBool::new(false));
+        let progress = ProgressBar::hidden();
+        let options = Options {
+            fps: None,
+            repeat: (loop_count > 0).then_some(u64::from(loop_count)),
+            ..Options::default()
+        };
+        let name = take.header.name.to_string();
+        let frames = edited.len() as u64;
+        let thread = {
+            let flag: Arc<AtomicBool> = stop.clone();
+            let (progress, name) = (progress.clone(), name.clone());
+            let me = self.clone();
+            std::thread::spawn(move || {
+                if let Err(e) = play(&edited, &addrs, &options, &flag, &progress) {
+                    eprintln!("warning: playing {name}: {e:#}");
+                }
+                // Done by itself: no longer playing (unless replaced meanwhile).
+                let mut state = me.state();
+                if state
+                    .playback
+                    .as_ref()
+                    .is_some_and(|p| Arc::ptr_eq(&p.stop, &flag))
+                {
+                    state.playback = None;
+                }
+            })
+        };
+        eprintln!("playing {name} to {} target(s)", targets.len());
+        self.state().playback = Some(Playback {
+            name,
+            frames,
+            targets: targets.to_vec(),
+            stop,
+            progress,
+            thread,
+        });
+    }
+
+    fn stop(&mut self) {
+        self.stop_now();
+    }
+
+    fn playing(&self) -> Option<Playing> {
+        let state = self.state();
+        let p = state.playback.as_ref()?;
+        let sent = p.progress.position();
+        let frames = p.frames.max(1);
+        let counts = |t: &Target| TargetCounts {
+            target: *t,
+            sent: u32::try_from(sent).unwrap_or(u32::MAX),
+            dropped: 0,
+        };
+        Some(Playing {
+            take: bounded(&p.name),
+            frame: u32::try_from(sent.saturating_sub(1) % frames).unwrap_or(0),
+            loops_done: u32::try_from(sent / frames).unwrap_or(u32::MAX),
+            late_frames: 0,
+            max_late_us: 0,
+            targets: p.targets.iter().take(4).map(counts).collect(),
+        })
+    }
+
+    fn uptime_ms(&self) -> u64 {
+        u64::try_from(self.state().started.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    fn address(&self) -> Option<[u8; 4]> {
+        self.state().address
+    }
+
+    fn faults(&self) -> Bounded<Fault, MAX_FAULTS> {
+        Bounded::new()
+    }
+
+    fn read_ahead_short(&self) -> bool {
+        false
+    }
+
+    fn settings_changed(&mut self, settings: &Settings) {
+        self.state().subject = settings.subject.as_ref().map(|s| s.to_string());
+    }
+}
