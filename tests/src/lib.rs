@@ -77,6 +77,17 @@ pub fn native_packets(path: &Path) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// The raw packets of a recording in either of the formats `llv` writes under
+/// a recording name: LLV's gzip (gzip magic) or native base64 lines.
+pub fn recording_packets(path: &Path) -> Vec<Vec<u8>> {
+    let head = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if head.starts_with(&[0x1f, 0x8b]) {
+        llv_packets(path)
+    } else {
+        native_packets(path)
+    }
+}
+
 /// A running `llv record` on 127.0.0.1, with its standard output and error collected.
 pub struct Recorder {
     child: std::process::Child,

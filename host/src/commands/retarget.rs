@@ -3,18 +3,18 @@
 //! [`crate::metahuman::retarget`].
 
 use std::collections::HashMap;
-use std::io;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use llv_core::time::Timecode;
+use llv_core::time::{FrameRate, Timecode};
 
 use crate::args::{OutputArgs, ReadArgs};
 use crate::metahuman::pose_asset::PoseAsset;
-use crate::metahuman::retarget::{write_curves, Combine, Frame, Retargeter};
+use crate::metahuman::retarget::{Combine, CurveWriter, Frame, Retargeter};
 use crate::output;
+use crate::progress;
 use crate::recording::{self, ReadOptions};
 
 /// What a retargeted file is named after its take: `<take>.metahuman.csv`.
@@ -146,29 +146,58 @@ fn start_timecode(text: &str) -> Result<Timecode, String> {
 }
 
 /// Shifts all frames by whole frames so the first one falls on `start`.
+#[cfg(test)]
 fn shift(frames: &mut [Frame], start: Timecode) -> Result<()> {
-    let Some(first) = frames.first().map(|f| f.time) else {
-        return Ok(());
-    };
-    let target = start
-        .to_frame_time(first.rate)
-        .map_err(|e| anyhow!("start timecode {start}: {e} at rate {}", first.rate))?;
-    let delta = i64::from(target.frame_number) - i64::from(first.frame_number);
+    let mut shift = Shift::new(start);
     for (i, f) in frames.iter_mut().enumerate() {
-        if f.time.rate != first.rate {
+        shift.apply(i, f)?;
+    }
+    Ok(())
+}
+
+/// Moves frames by whole frames so that the first one falls on a start timecode.
+pub struct Shift {
+    start: Timecode,
+    /// The first frame's rate and the move in frames, once the first frame is seen.
+    delta: Option<(FrameRate, i64)>,
+}
+
+impl Shift {
+    /// Moves the first frame to `start`, the others with it.
+    pub fn new(start: Timecode) -> Self {
+        Shift { start, delta: None }
+    }
+
+    /// Moves frame `i` (0-based, in order).
+    pub fn apply(&mut self, i: usize, f: &mut Frame) -> Result<()> {
+        let (rate, delta) = match self.delta {
+            Some(d) => d,
+            None => {
+                let first = f.time;
+                let target = self.start.to_frame_time(first.rate).map_err(|e| {
+                    anyhow!("start timecode {}: {e} at rate {}", self.start, first.rate)
+                })?;
+                let d = (
+                    first.rate,
+                    i64::from(target.frame_number) - i64::from(first.frame_number),
+                );
+                *self.delta.insert(d)
+            }
+        };
+        if f.time.rate != rate {
             bail!(
                 "frame {}: rate {} differs from the first frame's {}; cannot move the timecode",
                 i + 1,
                 f.time.rate,
-                first.rate
+                rate
             );
         }
         f.time.frame_number = i32::try_from(i64::from(f.time.frame_number) + delta)
             .ok()
             .filter(|n| *n >= 0)
             .ok_or_else(|| anyhow!("frame {}: moved before 00:00:00:00 or too far", i + 1))?;
+        Ok(())
     }
-    Ok(())
 }
 
 /// What every take of a run shares.
@@ -177,29 +206,58 @@ struct Job<'a> {
     start: &'a Start,
     read: &'a ReadOptions,
     force: bool,
+    /// Show a progress bar per take (a single take; a batch has its own bar).
+    progress: bool,
 }
 
 /// Retargets one take into `output` (written atomically, replaced only with
-/// `--force`); returns its frame count.
+/// `--force`), frame by frame; returns its frame count.
 fn retarget_take(input: &Path, output: &Path, job: &Job<'_>) -> Result<usize> {
     if same_file(input, output) {
         bail!("{}: the output would overwrite the take", output.display());
     }
     output::check_free(output, job.force)?;
-    let mut frames = read_take(input, job.read)?;
-    if frames.is_empty() {
-        bail!("{}: no frames", input.display());
-    }
-    if let Some(tc) = job.start.for_take(input)? {
-        shift(&mut frames, tc).with_context(|| input.display().to_string())?;
-    }
+    let mut shift = job.start.for_take(input)?.map(Shift::new);
+    let mut frames = recording::open(input, job.read)?;
     if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    output::write_file(output, job.force, |out| {
-        write_curves(&frames, job.map, out).map_err(io::Error::other)
-    })?;
-    Ok(frames.len())
+    let bar = job
+        .progress
+        .then(|| progress::reading(&frames, "retargeting"));
+    let mut rows = 0;
+    let written = output::write_file_with(output, job.force, |out| {
+        let cannot = |e: anyhow::Error| anyhow!("{}: cannot write: {e}", output.display());
+        let mut writer = CurveWriter::new(out, job.map).map_err(cannot)?;
+        while let Some(chunk) = frames.next_chunk()? {
+            for packet in chunk.frames() {
+                let mut frame = Frame {
+                    time: packet.time(),
+                    shapes: packet.frame().blendshapes,
+                };
+                if let Some(shift) = &mut shift {
+                    shift
+                        .apply(writer.rows(), &mut frame)
+                        .with_context(|| input.display().to_string())?;
+                }
+                writer.frame(&frame).map_err(cannot)?;
+            }
+            if let Some(bar) = &bar {
+                progress::update(bar, &frames);
+            }
+        }
+        rows = writer.rows();
+        if rows == 0 {
+            bail!("{}: no frames", input.display());
+        }
+        writer.finish().map_err(cannot)
+    });
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    written?;
+    frames.print_warnings();
+    Ok(rows)
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -233,6 +291,7 @@ pub fn run(args: &RetargetArgs) -> Result<ExitCode> {
         start: &start,
         read: &read,
         force: args.out.force,
+        progress: !args.input.is_dir(),
     };
     if !args.input.is_dir() {
         let output = match (&args.output, &args.out_dir) {
