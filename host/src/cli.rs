@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::boxctl::{control as boxctl, flash};
-use crate::commands::{convert, info, play, record, retarget, sequence};
+use crate::commands::{convert, edit, info, play, record, retarget, sequence};
 
 /// Record and play back Live Link Face frames.
 #[derive(Parser, Debug)]
@@ -33,6 +33,8 @@ enum Command {
     Sequence(sequence::Args),
     /// Turn takes (CSV or recordings) into MetaHuman curves with a PoseAsset T3D mapping.
     Retarget(retarget::RetargetArgs),
+    /// Trim, join, retime, mirror, smooth and adjust takes, frame by frame.
+    Edit(edit::Args),
     /// Upload a recording to the box as a take.
     Flash(flash::FlashArgs),
     /// Ask or tell the box: status, list, play, stop, delete, config.
@@ -53,6 +55,7 @@ pub fn main() -> ExitCode {
         Command::Info(args) => done(info::run(args)),
         Command::Sequence(args) => done(sequence::run(args)),
         Command::Retarget(args) => retarget::run(&args),
+        Command::Edit(args) => done(edit::run(args)),
         Command::Flash(args) => done(flash::run(&args)),
         Command::BoxCtl(args) => done(boxctl::run(&args)),
     };

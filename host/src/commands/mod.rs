@@ -2,6 +2,7 @@
 //! [`crate::boxctl`].
 
 pub mod convert;
+pub mod edit;
 pub mod info;
 pub mod play;
 pub mod record;
