@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::boxctl::{control as boxctl, flash};
-use crate::commands::{convert, edit, info, play, record, retarget, sequence};
+use crate::commands::{convert, edit, info, play, record, remap, retarget, sequence};
 
 /// Record and play back Live Link Face frames.
 #[derive(Parser, Debug)]
@@ -35,6 +35,8 @@ enum Command {
     Retarget(retarget::RetargetArgs),
     /// Trim, join, retime, mirror, smooth and adjust takes, frame by frame.
     Edit(edit::Args),
+    /// Turn takes into the curves of any rig through a rig map (LLV's JSON or a CSV table).
+    Remap(remap::Args),
     /// Upload a recording to the box as a take.
     Flash(flash::FlashArgs),
     /// Ask or tell the box: status, list, play, stop, delete, config.
@@ -56,6 +58,7 @@ pub fn main() -> ExitCode {
         Command::Sequence(args) => done(sequence::run(args)),
         Command::Retarget(args) => retarget::run(&args),
         Command::Edit(args) => done(edit::run(args)),
+        Command::Remap(args) => remap::run(&args),
         Command::Flash(args) => done(flash::run(&args)),
         Command::BoxCtl(args) => done(boxctl::run(&args)),
     };

@@ -21,5 +21,6 @@ pub mod output;
 pub mod parallel;
 pub mod progress;
 pub mod recording;
+pub mod rig;
 pub mod stop;
 pub mod take;

@@ -6,5 +6,6 @@ pub mod edit;
 pub mod info;
 pub mod play;
 pub mod record;
+pub mod remap;
 pub mod retarget;
 pub mod sequence;

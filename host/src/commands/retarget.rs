@@ -20,32 +20,47 @@ use crate::recording::{self, ReadOptions};
 /// What a retargeted file is named after its take: `<take>.metahuman.csv`.
 pub const OUTPUT_SUFFIX: &str = ".metahuman.csv";
 
+const EXAMPLES: &str = "\
+Examples:
+  llv retarget take.csv --map mh_arkit_mapping_pose.T3D                 # take.metahuman.csv
+  llv retarget take.gesichter --map mh_arkit_mapping_pose.T3D -o curves.csv --combine max
+  llv retarget takes/ --map mh_arkit_mapping_pose.T3D --out-dir curves/ --sync tc.csv
+  llv retarget take.csv --map mh_arkit_mapping_pose.T3D --offset 01:00:00:00 --all-curves";
+
 /// `llv retarget IN --map mapping.T3D [-o OUT | --out-dir DIR] ...`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = EXAMPLES)]
 pub struct RetargetArgs {
-    /// A take (Live Link Face CSV or recording) or a folder of takes (searched recursively).
-    input: PathBuf,
     /// The MetaHuman mapping: Unreal's mh_arkit_mapping_pose PoseAsset exported as T3D.
     #[arg(long, value_name = "T3D")]
     map: PathBuf,
-    /// Output CSV of a single take (default: `<take>.metahuman.csv` beside it).
+    /// Write all curves of the mapping, not only those a pose drives.
+    #[arg(long)]
+    all_curves: bool,
+    #[command(flatten)]
+    takes: TakesArgs,
+}
+
+/// What `retarget` and `remap` share: the takes, the outputs, the timeline, reading and writing.
+#[derive(clap::Args, Debug)]
+pub struct TakesArgs {
+    /// A take (Live Link Face CSV or recording) or a folder of takes (searched recursively).
+    input: PathBuf,
+    /// Output CSV of a single take (default: `<take><suffix>` beside it).
     #[arg(short, long, value_name = "OUT", conflicts_with = "out_dir")]
     output: Option<PathBuf>,
     /// Folder for the outputs (default: beside each take).
     #[arg(long, value_name = "DIR")]
     out_dir: Option<PathBuf>,
-    /// How the poses driving one curve combine.
+    /// How the shapes driving one curve combine.
     #[arg(long, value_enum, default_value_t = Combine::Sum)]
-    combine: Combine,
+    pub combine: Combine,
     /// Move the timecodes so the first frame starts at TC (HH:MM:SS:FF); subframes are kept.
     #[arg(long, value_name = "TC", conflicts_with = "sync")]
     offset: Option<String>,
     /// Move each take to its start timecode in a `Filename,Timecode` table.
     #[arg(long, value_name = "CSV")]
     sync: Option<PathBuf>,
-    /// Write all curves of the mapping, not only those a pose drives.
-    #[arg(long)]
-    all_curves: bool,
     #[command(flatten)]
     read: ReadArgs,
     #[command(flatten)]
@@ -208,6 +223,10 @@ struct Job<'a> {
     force: bool,
     /// Show a progress bar per take (a single take; a batch has its own bar).
     progress: bool,
+    /// What outputs are named after their take: `<take><suffix>`.
+    suffix: &'a str,
+    /// What happened to a take, for the summary ("retargeted").
+    done: &'a str,
 }
 
 /// Retargets one take into `output` (written atomically, replaced only with
@@ -267,16 +286,28 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// `<take>.metahuman.csv` in `dir`.
-fn output_name(take: &Path, dir: &Path) -> PathBuf {
+/// `<take><suffix>` in `dir`.
+fn output_name(take: &Path, dir: &Path, suffix: &str) -> PathBuf {
     let stem = take.file_stem().unwrap_or_default().to_string_lossy();
-    dir.join(format!("{stem}{OUTPUT_SUFFIX}"))
+    dir.join(format!("{stem}{suffix}"))
 }
 
 /// Runs `llv retarget`; the exit code is non-zero when any take failed.
 pub fn run(args: &RetargetArgs) -> Result<ExitCode> {
     let asset = PoseAsset::load(&args.map)?;
-    let map = Retargeter::new(&asset, args.combine, args.all_curves);
+    let map = Retargeter::new(&asset, args.takes.combine, args.all_curves);
+    run_curves(&args.takes, &map, OUTPUT_SUFFIX, "retargeted")
+}
+
+/// Writes the curves of `map` for one take or a folder of takes; outputs are
+/// named `<take><suffix>` unless `-o`; `done` says what happened to a take in
+/// the batch summary. The exit code is non-zero when any take failed.
+pub fn run_curves(
+    args: &TakesArgs,
+    map: &Retargeter,
+    suffix: &str,
+    done: &str,
+) -> Result<ExitCode> {
     let start = match (&args.offset, &args.sync) {
         (Some(tc), _) => Start::At(start_timecode(tc).map_err(|e| anyhow!("--offset {e}"))?),
         (None, Some(path)) => Start::Sync {
@@ -287,17 +318,23 @@ pub fn run(args: &RetargetArgs) -> Result<ExitCode> {
     };
     let read = args.read.options();
     let job = Job {
-        map: &map,
+        map,
         start: &start,
         read: &read,
         force: args.out.force,
         progress: !args.input.is_dir(),
+        suffix,
+        done,
     };
     if !args.input.is_dir() {
         let output = match (&args.output, &args.out_dir) {
             (Some(out), _) => out.clone(),
-            (None, Some(dir)) => output_name(&args.input, dir),
-            (None, None) => output_name(&args.input, args.input.parent().unwrap_or(Path::new(""))),
+            (None, Some(dir)) => output_name(&args.input, dir, suffix),
+            (None, None) => output_name(
+                &args.input,
+                args.input.parent().unwrap_or(Path::new("")),
+                suffix,
+            ),
         };
         let frames = retarget_take(&args.input, &output, &job)?;
         println!(
@@ -318,8 +355,8 @@ pub fn run(args: &RetargetArgs) -> Result<ExitCode> {
 /// on failure. Takes whose outputs would be one file (`A.csv` and
 /// `A.gesichter` both give `A.metahuman.csv`; names compared ignoring case, as
 /// some file systems do) all fail, naming each other, before anything is written.
-fn batch(args: &RetargetArgs, job: &Job<'_>) -> Result<ExitCode> {
-    let takes = find_takes(&args.input, args.sync.as_deref())?;
+fn batch(args: &TakesArgs, job: &Job<'_>) -> Result<ExitCode> {
+    let takes = find_takes(&args.input, args.sync.as_deref(), job.suffix)?;
     if takes.is_empty() {
         bail!(
             "{}: no takes (*.csv, *.gesichter) in this folder",
@@ -334,7 +371,7 @@ fn batch(args: &RetargetArgs, job: &Job<'_>) -> Result<ExitCode> {
                 Some(out) => out.join(relative.parent().unwrap_or(Path::new(""))),
                 None => take.parent().unwrap_or(Path::new("")).to_path_buf(),
             };
-            output_name(take, &dir)
+            output_name(take, &dir, job.suffix)
         })
         .collect();
     let mut by_output: HashMap<String, Vec<usize>> = HashMap::new();
@@ -388,9 +425,10 @@ fn batch(args: &RetargetArgs, job: &Job<'_>) -> Result<ExitCode> {
     }
     bar.finish_and_clear();
     println!(
-        "{} of {} takes retargeted ({frames} frames, {} curves each); {} failed{}",
+        "{} of {} takes {} ({frames} frames, {} curves each); {} failed{}",
         takes.len() - failed.len(),
         takes.len(),
+        job.done,
         job.map.curves().len(),
         failed.len(),
         if failed.is_empty() {
@@ -407,8 +445,9 @@ fn batch(args: &RetargetArgs, job: &Job<'_>) -> Result<ExitCode> {
 }
 
 /// The takes under `dir`, sorted: `*.csv` and `*.gesichter`, but not our
-/// own outputs (`*.metahuman.csv`) nor the sync table.
-fn find_takes(dir: &Path, sync: Option<&Path>) -> Result<Vec<PathBuf>> {
+/// own outputs (`*.metahuman.csv`, `*<suffix>`) nor the sync table.
+fn find_takes(dir: &Path, sync: Option<&Path>, suffix: &str) -> Result<Vec<PathBuf>> {
+    let suffix = suffix.to_ascii_lowercase();
     let sync = sync.and_then(|s| s.canonicalize().ok());
     let mut takes = Vec::new();
     for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
@@ -416,8 +455,11 @@ fn find_takes(dir: &Path, sync: Option<&Path>) -> Result<Vec<PathBuf>> {
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().to_ascii_lowercase();
         let is_take = entry.file_type().is_file()
-            && (has_extension(path, "csv") || has_extension(path, "gesichter"))
+            && (has_extension(path, "csv")
+                || has_extension(path, "gesichter")
+                || has_extension(path, "gesichter-lines"))
             && !name.ends_with(OUTPUT_SUFFIX)
+            && !name.ends_with(&suffix)
             && (sync.is_none() || path.canonicalize().ok() != sync);
         if is_take {
             takes.push(path.to_path_buf());
