@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::boxctl::{control as boxctl, flash};
-use crate::commands::{convert, edit, info, play, record, remap, retarget, sequence};
+use crate::commands::{convert, edit, import, info, play, record, remap, retarget, sequence};
 
 /// Record and play back Live Link Face frames.
 #[derive(Parser, Debug)]
@@ -37,6 +37,8 @@ enum Command {
     Edit(edit::Args),
     /// Turn takes into the curves of any rig through a rig map (LLV's JSON or a CSV table).
     Remap(remap::Args),
+    /// Turn a rig's keyframed animation (glTF, LLV's FBX JSON) into a take through a rig map.
+    Import(import::Args),
     /// Upload a recording to the box as a take.
     Flash(flash::FlashArgs),
     /// Ask or tell the box: status, list, play, stop, delete, config.
@@ -59,6 +61,7 @@ pub fn main() -> ExitCode {
         Command::Retarget(args) => retarget::run(&args),
         Command::Edit(args) => done(edit::run(args)),
         Command::Remap(args) => remap::run(&args),
+        Command::Import(args) => done(import::run(args)),
         Command::Flash(args) => done(flash::run(&args)),
         Command::BoxCtl(args) => done(boxctl::run(&args)),
     };

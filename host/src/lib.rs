@@ -16,6 +16,7 @@ pub mod cli;
 pub mod commands;
 pub mod console;
 pub mod edit;
+pub mod import;
 pub mod metahuman;
 pub mod output;
 pub mod parallel;

@@ -3,6 +3,7 @@
 
 pub mod convert;
 pub mod edit;
+pub mod import;
 pub mod info;
 pub mod play;
 pub mod record;
