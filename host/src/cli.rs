@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::boxctl::{control as boxctl, flash};
-use crate::commands::{convert, edit, import, info, play, record, remap, retarget, sequence};
+use crate::commands::{convert, edit, import, info, play, plot, record, remap, retarget, sequence};
 
 /// Record and play back Live Link Face frames.
 #[derive(Parser, Debug)]
@@ -39,6 +39,8 @@ enum Command {
     Remap(remap::Args),
     /// Turn a rig's keyframed animation (glTF, LLV's FBX JSON) into a take through a rig map.
     Import(import::Args),
+    /// Draw a take's curves over time (PNG or SVG), gaps and no-face spans shaded.
+    Plot(plot::Args),
     /// Upload a recording to the box as a take.
     Flash(flash::FlashArgs),
     /// Ask or tell the box: status, list, play, stop, delete, config.
@@ -62,6 +64,7 @@ pub fn main() -> ExitCode {
         Command::Edit(args) => done(edit::run(args)),
         Command::Remap(args) => remap::run(&args),
         Command::Import(args) => done(import::run(args)),
+        Command::Plot(args) => done(plot::run(args)),
         Command::Flash(args) => done(flash::run(&args)),
         Command::BoxCtl(args) => done(boxctl::run(&args)),
     };

@@ -6,6 +6,7 @@ pub mod edit;
 pub mod import;
 pub mod info;
 pub mod play;
+pub mod plot;
 pub mod record;
 pub mod remap;
 pub mod retarget;

@@ -16,9 +16,7 @@ use super::{Animation, Curve, Interpolation};
 pub fn load(path: &Path) -> Result<Animation> {
     let name = path.display();
     let file = ::gltf::Gltf::open(path).with_context(|| format!("{name}: not glTF 2.0"))?;
-    let base = path.parent();
-    let buffers = ::gltf::import_buffers(&file.document, base, file.blob.clone())
-        .with_context(|| format!("{name}: cannot load its buffers"))?;
+    let buffers = load_buffers(path, &file)?;
     let mut animation = Animation::default();
     for anim in file.document.animations() {
         for channel in anim.channels() {
@@ -38,7 +36,7 @@ pub fn load(path: &Path) -> Result<Animation> {
                 .next()
                 .map_or(0, |p| p.morph_targets().len());
             let names = target_names(&mesh, targets);
-            let reader = channel.reader(|buffer| Some(&buffers[buffer.index()]));
+            let reader = channel.reader(|buffer| buffers.get(buffer.index()).map(Vec::as_slice));
             let times: Vec<f32> = reader
                 .read_inputs()
                 .ok_or_else(|| anyhow!("{name}: channel {} has no key times", channel.index()))?
@@ -97,6 +95,56 @@ pub fn load(path: &Path) -> Result<Animation> {
         bail!("{name}: no animation of morph-target weights");
     }
     Ok(animation)
+}
+
+/// The file's buffers: the GLB's binary chunk, `data:` URIs (base64) and
+/// files beside it. Images are never loaded.
+fn load_buffers(path: &Path, file: &::gltf::Gltf) -> Result<Vec<Vec<u8>>> {
+    use base64::Engine;
+    let name = path.display();
+    let mut buffers = Vec::new();
+    for buffer in file.document.buffers() {
+        let data = match buffer.source() {
+            ::gltf::buffer::Source::Bin => file.blob.clone().ok_or_else(|| {
+                anyhow!(
+                    "{name}: buffer {} is the GLB chunk, which is missing",
+                    buffer.index()
+                )
+            })?,
+            ::gltf::buffer::Source::Uri(uri) => {
+                if let Some(rest) = uri.strip_prefix("data:") {
+                    let (_, encoded) = rest.split_once(";base64,").ok_or_else(|| {
+                        anyhow!(
+                            "{name}: buffer {}: a data URI that is not base64",
+                            buffer.index()
+                        )
+                    })?;
+                    base64::engine::general_purpose::STANDARD
+                        .decode(encoded)
+                        .with_context(|| format!("{name}: buffer {}: base64", buffer.index()))?
+                } else {
+                    let file = path.with_file_name(uri);
+                    std::fs::read(&file).with_context(|| {
+                        format!(
+                            "{name}: buffer {}: cannot read {}",
+                            buffer.index(),
+                            file.display()
+                        )
+                    })?
+                }
+            }
+        };
+        if data.len() < buffer.length() {
+            bail!(
+                "{name}: buffer {} holds {} bytes, the file says {}",
+                buffer.index(),
+                data.len(),
+                buffer.length()
+            );
+        }
+        buffers.push(data);
+    }
+    Ok(buffers)
 }
 
 /// The mesh's `extras.targetNames`, else `<mesh>.<index>`.
