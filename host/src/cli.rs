@@ -5,7 +5,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::boxctl::{control as boxctl, flash};
-use crate::commands::{convert, edit, import, info, play, plot, record, remap, retarget, sequence};
+use crate::commands::{
+    convert, docs, edit, import, info, play, plot, record, remap, retarget, sequence,
+};
 
 /// Record and play back Live Link Face frames.
 #[derive(Parser, Debug)]
@@ -41,6 +43,10 @@ enum Command {
     Import(import::Args),
     /// Draw a take's curves over time (PNG or SVG), gaps and no-face spans shaded.
     Plot(plot::Args),
+    /// Print the completion script for a shell (bash, zsh, fish, powershell, elvish).
+    Completions(docs::CompletionsArgs),
+    /// Print the man page llv(1), or write every command's page into a folder.
+    Man(docs::ManArgs),
     /// Upload a recording to the box as a take.
     Flash(flash::FlashArgs),
     /// Ask or tell the box: status, list, play, stop, delete, config.
@@ -65,6 +71,8 @@ pub fn main() -> ExitCode {
         Command::Remap(args) => remap::run(&args),
         Command::Import(args) => done(import::run(args)),
         Command::Plot(args) => done(plot::run(args)),
+        Command::Completions(args) => done(docs::completions(&args)),
+        Command::Man(args) => done(docs::man(&args)),
         Command::Flash(args) => done(flash::run(&args)),
         Command::BoxCtl(args) => done(boxctl::run(&args)),
     };

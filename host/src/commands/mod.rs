@@ -2,6 +2,7 @@
 //! [`crate::boxctl`].
 
 pub mod convert;
+pub mod docs;
 pub mod edit;
 pub mod import;
 pub mod info;
