@@ -28,8 +28,8 @@ pub struct Args {
     json: bool,
     /// Also write a plot of the ten most active curves (PNG, or SVG by the name;
     /// default `<take>.png` beside the take).
-    #[arg(long, value_name = "PNG|SVG", num_args = 0..=1, default_missing_value = "")]
-    plot: Option<PathBuf>,
+    #[arg(long, value_name = "PNG|SVG", num_args = 0..=1)]
+    plot: Option<Option<PathBuf>>,
     #[command(flatten)]
     read: ReadArgs,
     #[command(flatten)]
@@ -217,11 +217,9 @@ pub fn run(args: Args) -> Result<()> {
     };
     console::print(&text)?;
     if let Some(plot) = &args.plot {
-        let out = if plot.as_os_str().is_empty() {
-            plot::default_name(&args.file)
-        } else {
-            plot.clone()
-        };
+        let out = plot
+            .clone()
+            .unwrap_or_else(|| plot::default_name(&args.file));
         let options = PlotOptions {
             shapes: None,
             ..PlotOptions::default()
