@@ -39,6 +39,9 @@ fn run(take: &Take, mut pipeline: Pipeline) -> usize {
     bytes
 }
 
+/// Adds the stages of one case.
+type Build = fn(&mut Pipeline);
+
 fn edit(c: &mut Criterion) {
     let take = common::take(20_000);
     let mut group = c.benchmark_group("edit 20000 frames");
@@ -49,7 +52,7 @@ fn edit(c: &mut Criterion) {
         f(&mut p);
         p
     };
-    let cases: [(&str, fn(&mut Pipeline)); 8] = [
+    let cases: [(&str, Build); 8] = [
         ("decode and encode only", |_| {}),
         ("trim by frame index", |p| {
             p.then(Trim::new(

@@ -36,7 +36,7 @@ enum Command {
     /// Turn takes (CSV or recordings) into MetaHuman curves with a PoseAsset T3D mapping.
     Retarget(retarget::RetargetArgs),
     /// Trim, join, retime, mirror, smooth and adjust takes, frame by frame.
-    Edit(edit::Args),
+    Edit(Box<edit::Args>),
     /// Turn takes into the curves of any rig through a rig map (LLV's JSON or a CSV table).
     Remap(remap::Args),
     /// Turn a rig's keyframed animation (glTF, LLV's FBX JSON) into a take through a rig map.
@@ -67,7 +67,7 @@ pub fn main() -> ExitCode {
         Command::Info(args) => done(info::run(args)),
         Command::Sequence(args) => done(sequence::run(args)),
         Command::Retarget(args) => retarget::run(&args),
-        Command::Edit(args) => done(edit::run(args)),
+        Command::Edit(args) => done(edit::run(*args)),
         Command::Remap(args) => remap::run(&args),
         Command::Import(args) => done(import::run(args)),
         Command::Plot(args) => done(plot::run(args)),

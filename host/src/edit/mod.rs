@@ -151,10 +151,14 @@ pub mod tests_support {
     /// Runs `stage` over `frames`; returns what it handed on.
     pub fn run(stage: &mut dyn Stage, frames: Vec<Frame>) -> Vec<Frame> {
         let mut out = Vec::new();
+        let mut keep = |f: Frame| -> Result<()> {
+            out.push(f);
+            Ok(())
+        };
         for f in frames {
-            stage.push(f, &mut |f| Ok(out.push(f))).unwrap();
+            stage.push(f, &mut keep).unwrap();
         }
-        stage.finish(&mut |f| Ok(out.push(f))).unwrap();
+        stage.finish(&mut keep).unwrap();
         out
     }
 }

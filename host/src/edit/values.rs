@@ -309,8 +309,8 @@ mod tests {
         assert_eq!(b[17], ((17.0f32 * 0.05 - 0.5) as f64 * 2.0) as f32);
         assert_eq!(b[0], 0.0f32.max((-0.5f64 + 0.25) as f32));
         assert_eq!(b[1], 0.0);
-        for i in 0..52 {
-            assert!((0.0..=1.0).contains(&b[i]), "{i}");
+        for (i, v) in b[..52].iter().enumerate() {
+            assert!((0.0..=1.0).contains(v), "{i}");
         }
         for i in 52..61 {
             assert_eq!(

@@ -63,7 +63,10 @@ pub fn load(path: &Path) -> Result<Animation> {
                     times.len()
                 );
             }
-            if times.windows(2).any(|w| !(w[0] < w[1])) {
+            if times
+                .windows(2)
+                .any(|w| w[0].partial_cmp(&w[1]) != Some(std::cmp::Ordering::Less))
+            {
                 bail!(
                     "{name}: channel {}: key times do not increase",
                     channel.index()
