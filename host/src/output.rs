@@ -15,6 +15,14 @@ pub fn check_free(path: &Path, force: bool) -> Result<()> {
     Ok(())
 }
 
+/// True when `a` and `b` name one existing file.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
 /// Writes `path` through `body`, atomically: a temporary file beside it, then a rename.
 pub fn write_file(
     path: &Path,

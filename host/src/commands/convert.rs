@@ -79,14 +79,7 @@ pub fn pack(args: PackArgs) -> Result<()> {
 /// Writes IN in the format asked for or implied by OUT's name.
 pub fn convert(args: ConvertArgs) -> Result<()> {
     let output = &args.job.output;
-    let format = match args.to {
-        Some(format) => format,
-        None => Format::from_name(output).ok_or_else(|| {
-            anyhow!(
-                "cannot tell the output format from {output:?}; add --to native, llv, json or csv"
-            )
-        })?,
-    };
+    let format = Format::for_output(output, args.to, "--to")?;
     args.job.run(format, WriteOptions::default())
 }
 

@@ -1,7 +1,7 @@
 //! `llv edit`: trim, join, retime, mirror, smooth and adjust takes, frame by
 //! frame (the operations are in [`crate::edit`]).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Context, Result};
 use llv_core::packet::MAX_LEN;
@@ -232,19 +232,12 @@ pub fn run(args: Args) -> Result<()> {
     let (inputs, output) = args.files()?;
     let format = match &output {
         None => Format::Native,
-        Some(out) => match args.format {
-            Some(f) => f,
-            None => Format::from_name(out).ok_or_else(|| {
-                anyhow!(
-                    "cannot tell the output format from {out:?}; add --format native, llv, json or csv"
-                )
-            })?,
-        },
+        Some(out) => Format::for_output(out, args.format, "--format")?,
     };
     let target = output.as_deref().filter(|_| !args.dry_run);
     if let Some(out) = target.filter(|o| !recording::is_stdio(o)) {
         for input in &inputs {
-            if same_file(input, out) {
+            if output::same_file(input, out) {
                 bail!("{}: the output would overwrite a take", out.display());
             }
         }
@@ -328,10 +321,12 @@ fn edit(
             join.start(&name);
         }
         let bar = progress::reading(&frames, "editing");
+        let mut index = 0u64;
         while let Some(chunk) = frames.next_chunk()? {
             for packet in chunk.packets() {
                 let mut frame =
-                    Frame::decode(packet).map_err(|e| anyhow!("{name}: frame {read}: {e}"))?;
+                    Frame::decode(packet).map_err(|e| anyhow!("{name}: frame {index}: {e}"))?;
+                index += 1;
                 read += 1;
                 if let Some(join) = &mut join {
                     frame = join.frame(frame)?;
@@ -351,11 +346,4 @@ fn edit(
         written,
         lines,
     })
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
 }

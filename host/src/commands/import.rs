@@ -58,15 +58,7 @@ pub struct Args {
 
 /// Runs `llv import`.
 pub fn run(args: Args) -> Result<()> {
-    let format = match args.format {
-        Some(f) => f,
-        None => Format::from_name(&args.output).ok_or_else(|| {
-            anyhow!(
-                "cannot tell the output format from {:?}; add --format native, llv, json or csv",
-                args.output
-            )
-        })?,
-    };
+    let format = Format::for_output(&args.output, args.format, "--format")?;
     let start =
         Timecode::parse(&args.start).map_err(|e| anyhow!("--start `{}`: {e}", args.start))?;
     let map = RigMap::load(&args.map)?;

@@ -232,7 +232,7 @@ struct Job<'a> {
 /// Retargets one take into `output` (written atomically, replaced only with
 /// `--force`), frame by frame; returns its frame count.
 fn retarget_take(input: &Path, output: &Path, job: &Job<'_>) -> Result<usize> {
-    if same_file(input, output) {
+    if output::same_file(input, output) {
         bail!("{}: the output would overwrite the take", output.display());
     }
     output::check_free(output, job.force)?;
@@ -277,13 +277,6 @@ fn retarget_take(input: &Path, output: &Path, job: &Job<'_>) -> Result<usize> {
     written?;
     frames.print_warnings();
     Ok(rows)
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
 }
 
 /// `<take><suffix>` in `dir`.

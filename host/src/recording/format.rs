@@ -80,6 +80,19 @@ impl Format {
         }
     }
 
+    /// The format asked for by `given` (the command's `flag`), else the one
+    /// OUT's name implies, else an error saying which flag to add.
+    pub fn for_output(path: &Path, given: Option<Format>, flag: &str) -> Result<Format> {
+        match given {
+            Some(format) => Ok(format),
+            None => Format::from_name(path).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "cannot tell the output format from {path:?}; add {flag} native, llv, json or csv"
+                )
+            }),
+        }
+    }
+
     /// A human name for messages.
     pub fn describe(self) -> &'static str {
         match self {
