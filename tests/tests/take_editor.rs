@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use llv_core::blendshape::{index_of, COUNT};
 use llv_core::packet::FaceFrame;
-use llv_tests::{example, fixture, llv, llv_packets, native_packets};
+use llv_tests::{example, fixture, llv, llv_packets, native_packets, Recorder};
 use predicates::str::contains;
 
 fn temp() -> tempfile::TempDir {
@@ -489,6 +489,19 @@ fn a_gltf_animation_imports_to_the_expected_frames() {
         let others = (0..COUNT).filter(|i| *i != jaw && *i != blink);
         assert!(others.map(|i| f.blendshapes[i]).all(|v| v == 0.0));
     }
+    // It plays like a phone take: `llv play` to `llv record` over loopback, packet for packet.
+    let recorded = dir.path().join("played.gesichter-lines");
+    let recorder = Recorder::start(&recorded, &["--frames", "61"]);
+    llv()
+        .arg("play")
+        .arg(&out)
+        .args(["--to", &recorder.addr()])
+        .timeout(std::time::Duration::from_secs(30))
+        .assert()
+        .success();
+    let ended = recorder.wait(std::time::Duration::from_secs(10));
+    assert!(ended.status.success(), "{}", ended.stderr);
+    assert_eq!(native_packets(&recorded), packets);
     // LLV's FBX metadata JSON of the same curve gives the same frames.
     let fbx = dir.path().join("face.fbx.json");
     fs::write(

@@ -642,6 +642,28 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_difference_after_the_first_batch_reads_on_without_doubling_frames() {
+        // Over READ_BATCH bytes: the layout reader hands on a batch before it meets the
+        // difference in the last frame; the general reader then gives only the rest.
+        let take = sample_take(4500);
+        let text = clear(&take, false);
+        assert!(text.len() > READ_BATCH + READ_PIECE, "{}", text.len());
+        let at = text.rfind("{\"version\":6").unwrap();
+        let changed = format!("{}{{\"version\": 6{}", &text[..at], &text[at + 12..]);
+        let (layout, given) = emit_to_take(|e| read_layout(&mut changed.as_bytes(), e)).unwrap();
+        assert!(
+            matches!(layout, Layout::Differs { given } if given >= 3000),
+            "{}",
+            given.len()
+        );
+        let loaded = read_bytes("t.json", changed.as_bytes()).unwrap();
+        assert_eq!(loaded.take, take);
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        // Printed by llv, the whole file takes the layout reader, batch after batch.
+        assert_eq!(fast(&text).as_ref(), Some(&take));
+    }
+
     /// `text` with the first value of blendshape `name` spelled `value`.
     fn with_value(text: &str, name: &str, value: &str) -> String {
         let key = format!("\"{name}\": ");

@@ -10,7 +10,7 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read, Seek, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -164,6 +164,7 @@ impl Frames {
             first: Box::new(file),
             len,
             reopen,
+            copying: None,
         };
         Frames::start(name, source, Some(path), options)
     }
@@ -178,6 +179,7 @@ impl Frames {
             first: Box::new(Cursor::new(bytes)),
             len,
             reopen,
+            copying: None,
         };
         Frames::start(name.to_string(), source, None, options)
     }
@@ -203,6 +205,10 @@ impl Frames {
         let format =
             Format::detect(if bom { &head[3..] } else { &head }).with_context(|| name.clone())?;
         let head = if bom { head[3..].to_vec() } else { head };
+        if let Some(copying) = source.copying.as_ref().filter(|_| format != Format::Json) {
+            // Only the clear JSON reader may read its source again.
+            copying.store(false, Ordering::Relaxed);
+        }
         let mut options = options.clone();
         if format == Format::Csv {
             options.csv = csv::resolve_identity(file, &options.csv)?;
@@ -380,10 +386,13 @@ struct Source {
     first: Box<dyn Read + Send>,
     len: Option<u64>,
     reopen: Reopen,
+    /// For standard input: whether it is still copied for a second reading.
+    copying: Option<Arc<AtomicBool>>,
 }
 
 /// Standard input, copied to an anonymous temporary file as it is read so the
-/// clear JSON reader can read it again.
+/// clear JSON reader can read it again (the copy stops once the format is
+/// known to be another).
 fn stdin_source() -> Result<Source> {
     let spool =
         tempfile::tempfile().context("cannot create a temporary file for standard input")?;
@@ -394,26 +403,32 @@ fn stdin_source() -> Result<Source> {
         again.rewind()?;
         Ok(Box::new(again))
     });
+    let copying = Arc::new(AtomicBool::new(true));
     Ok(Source {
         first: Box::new(Tee {
             inner: io::stdin(),
             copy: writer,
+            copying: copying.clone(),
         }),
         len: None,
         reopen,
+        copying: Some(copying),
     })
 }
 
-/// Reads `inner` and writes what it read to `copy`.
+/// Reads `inner` and, while `copying`, writes what it read to `copy`.
 struct Tee<R> {
     inner: R,
     copy: File,
+    copying: Arc<AtomicBool>,
 }
 
 impl<R: Read> Read for Tee<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.copy.write_all(&buf[..n])?;
+        if self.copying.load(Ordering::Relaxed) {
+            self.copy.write_all(&buf[..n])?;
+        }
         Ok(n)
     }
 }
