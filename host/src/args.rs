@@ -184,7 +184,7 @@ pub struct CsvArgs {
     /// Subject name of CSV takes (default: take.json, else the file name).
     #[arg(long)]
     pub subject: Option<String>,
-    /// Device id of CSV takes (default: take.json's deviceModel, else empty).
+    /// Device id of CSV takes (default: a stable 36-character id derived from the take's name).
     #[arg(long, value_name = "ID")]
     pub device_id: Option<String>,
 }

@@ -5,7 +5,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::boxctl::{control as boxctl, flash};
-use crate::commands::{convert, info, play, record, retarget, sequence, tc};
+use crate::commands::{
+    convert, docs, edit, import, info, play, plot, record, remap, retarget, sequence, tc,
+};
 use crate::{discover, serve};
 
 /// Record and play back Live Link Face frames.
@@ -36,6 +38,18 @@ enum Command {
     Retarget(retarget::RetargetArgs),
     /// Art-Net timecode: `tc send` is a generator for rehearsals and tests.
     Tc(tc::Args),
+    /// Trim, join, retime, mirror, smooth and adjust takes, frame by frame.
+    Edit(Box<edit::Args>),
+    /// Turn takes into the curves of any rig through a rig map (LLV's JSON or a CSV table).
+    Remap(remap::Args),
+    /// Turn a rig's keyframed animation (glTF, LLV's FBX JSON) into a take through a rig map.
+    Import(import::Args),
+    /// Draw a take's curves over time (PNG or SVG), gaps and no-face spans shaded.
+    Plot(plot::Args),
+    /// Print the completion script for a shell (bash, zsh, fish, powershell, elvish).
+    Completions(docs::CompletionsArgs),
+    /// Print the man page llv(1), or write every command's page into a folder.
+    Man(docs::ManArgs),
     /// Upload a recording to the box as a take.
     Flash(flash::FlashArgs),
     /// Ask or tell the box: status, list, play, stop, delete, config.
@@ -61,6 +75,12 @@ pub fn main() -> ExitCode {
         Command::Sequence(args) => done(sequence::run(args)),
         Command::Retarget(args) => retarget::run(&args),
         Command::Tc(args) => done(tc::run(args)),
+        Command::Edit(args) => done(edit::run(*args)),
+        Command::Remap(args) => remap::run(&args),
+        Command::Import(args) => done(import::run(args)),
+        Command::Plot(args) => done(plot::run(args)),
+        Command::Completions(args) => done(docs::completions(&args)),
+        Command::Man(args) => done(docs::man(&args)),
         Command::Flash(args) => done(flash::run(&args)),
         Command::BoxCtl(args) => done(boxctl::run(&args)),
         Command::Serve(args) => done(serve::run(&args)),

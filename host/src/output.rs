@@ -15,11 +15,31 @@ pub fn check_free(path: &Path, force: bool) -> Result<()> {
     Ok(())
 }
 
+/// True when `a` and `b` name one existing file.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
 /// Writes `path` through `body`, atomically: a temporary file beside it, then a rename.
 pub fn write_file(
     path: &Path,
     force: bool,
     body: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<()> {
+    write_file_with(path, force, |out| {
+        body(out).with_context(|| format!("{}: cannot write", path.display()))
+    })
+}
+
+/// [`write_file`] whose `body` says what went wrong itself (an input error
+/// names its input, not `path`); errors of the file itself name `path`.
+pub fn write_file_with(
+    path: &Path,
+    force: bool,
+    body: impl FnOnce(&mut dyn Write) -> Result<()>,
 ) -> Result<()> {
     check_free(path, force)?;
     let dir = path
@@ -41,12 +61,14 @@ pub fn write_file(
             dir.display()
         )
     })?;
-    let written = {
+    {
         let mut out = BufWriter::with_capacity(1 << 16, temp.as_file_mut());
-        body(&mut out).and_then(|()| out.flush())
-    };
-    written
-        .and_then(|()| temp.as_file().sync_all())
+        body(&mut out)?;
+        out.flush()
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+    }
+    temp.as_file()
+        .sync_all()
         .with_context(|| format!("{}: cannot write", path.display()))?;
     let placed = if force {
         temp.persist(path).map(|_| ())

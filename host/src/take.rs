@@ -2,11 +2,29 @@
 //! every command shares (rename the subject, anonymise the device id).
 
 use anyhow::{anyhow, Result};
-use llv_core::packet::{classify, Datagram, DecodeError, FaceFrame, Packet, MAX_LEN};
+use llv_core::packet::{DecodeError, FaceFrame, Packet, MAX_LEN};
 use llv_core::time::{FrameTime, Timecode};
 
 /// The device id LLV writes when it anonymises a take.
 pub const ANONYMOUS_DEVICE_ID: &str = "DEADC0DE-1337-1337-1337-CAFEBABE";
+
+/// The namespace of [`derived_device_id`] (a UUID v5 of `llv take` in the URL namespace).
+fn take_namespace() -> uuid::Uuid {
+    uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, b"llv take")
+}
+
+/// A stable 36-character device id for a take made without a phone (a CSV
+/// take, an imported animation): the UUID v5 of the take's name, upper case
+/// like the phone's (`0E6C8A4F-6B1D-5B2A-...`). The same name always gives
+/// the same id, so a take keeps its Live Link source across re-imports, and
+/// decoders that read only the phone's 36-character form (PyLiveLinkFace)
+/// read it.
+pub fn derived_device_id(take_name: &str) -> String {
+    uuid::Uuid::new_v5(&take_namespace(), take_name.as_bytes())
+        .hyphenated()
+        .encode_upper(&mut uuid::Uuid::encode_buffer())
+        .to_string()
+}
 
 /// Face packets in order, stored in one buffer; every packet is a valid face frame.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -26,14 +44,10 @@ impl Take {
 
     /// Appends `packet` if it is a valid face frame; otherwise says which field is wrong.
     pub fn push(&mut self, packet: &[u8]) -> Result<(), DecodeError> {
-        match classify(packet) {
-            Datagram::Face(_) => {
-                self.data.extend_from_slice(packet);
-                self.ends.push(self.data.len());
-                Ok(())
-            }
-            _ => Packet::new_checked(packet).map(|_| ()),
-        }
+        crate::recording::stream::check(packet)?;
+        self.data.extend_from_slice(packet);
+        self.ends.push(self.data.len());
+        Ok(())
     }
 
     /// Moves the frames of `other` to the end of this take.
@@ -101,8 +115,25 @@ pub struct Edit {
 }
 
 impl Edit {
-    fn is_noop(&self) -> bool {
+    /// True when the edit changes nothing.
+    pub fn is_noop(&self) -> bool {
         self.subject.is_none() && !self.anonymize
+    }
+
+    /// `packet` edited; `packet` itself when the edit changes nothing.
+    pub fn apply<'b>(&self, packet: &'b [u8], buf: &'b mut [u8; MAX_LEN]) -> Result<&'b [u8]> {
+        if self.is_noop() {
+            return Ok(packet);
+        }
+        let mut frame = FaceFrame::decode(packet).map_err(|e| anyhow!("{e}"))?;
+        if let Some(subject) = &self.subject {
+            frame.subject = subject;
+        }
+        if self.anonymize {
+            frame.device_id = ANONYMOUS_DEVICE_ID;
+        }
+        let len = frame.encode(buf).map_err(|e| anyhow!("{e}"))?;
+        Ok(&buf[..len])
     }
 }
 

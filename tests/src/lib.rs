@@ -77,6 +77,61 @@ pub fn native_packets(path: &Path) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// The raw packets of a recording in either of the formats `llv` writes under
+/// a recording name: LLV's gzip (gzip magic) or native base64 lines.
+pub fn recording_packets(path: &Path) -> Vec<Vec<u8>> {
+    let head = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if head.starts_with(&[0x1f, 0x8b]) {
+        llv_packets(path)
+    } else {
+        native_packets(path)
+    }
+}
+
+/// What a measured run of `llv` gave: exit code, standard error, peak memory.
+pub struct Measured {
+    /// The exit code (`None` when killed by a signal).
+    pub code: Option<i32>,
+    /// Everything it printed to standard error.
+    pub stderr: String,
+    /// Its peak resident memory in KiB, from the kernel (`wait4`'s `ru_maxrss` of that one process).
+    pub peak_kib: i64,
+}
+
+/// Runs `llv ARGS` alone (standard output discarded) and reads its peak memory from the kernel.
+#[allow(
+    clippy::zombie_processes,
+    reason = "reaped by wait4 below, which also gives its rusage"
+)]
+pub fn llv_measured<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Measured {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(llv_path())
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting llv");
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("piped stderr")
+        .read_to_string(&mut stderr)
+        .expect("reading stderr");
+    let pid = i32::try_from(child.id()).expect("pid");
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our own unreaped child; `status` and `usage` are valid for writes.
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
+    Measured {
+        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
+        stderr,
+        peak_kib: usage.ru_maxrss,
+    }
+}
+
 /// A running `llv record` on 127.0.0.1, with its standard output and error collected.
 pub struct Recorder {
     child: std::process::Child,

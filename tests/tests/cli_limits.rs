@@ -3,45 +3,19 @@
 //! billions of frames. Each `llv info` runs alone and its peak memory is read
 //! from the kernel (`wait4`'s `ru_maxrss` of that one process).
 
-use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::io::Write;
 
 use flate2::write::GzEncoder;
 use flate2::Compression;
-use llv_tests::{example, llv_packets, llv_path};
+use llv_tests::{example, llv_measured, llv_packets};
 
 /// Peak memory any of these runs may reach.
 const LIMIT_KIB: i64 = 64 * 1024;
 
 /// Runs `llv info FILE`; returns its exit code, standard error and peak RSS in KiB.
-#[allow(
-    clippy::zombie_processes,
-    reason = "reaped by wait4 below, which also gives its rusage"
-)]
 fn info_measured(file: &std::path::Path) -> (Option<i32>, String, i64) {
-    let mut child = Command::new(llv_path())
-        .arg("info")
-        .arg(file)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("starting llv info");
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .expect("piped stderr")
-        .read_to_string(&mut stderr)
-        .expect("reading stderr");
-    let pid = i32::try_from(child.id()).expect("pid");
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our own unreaped child; `status` and `usage` are valid for writes.
-    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
-    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
-    (code, stderr, usage.ru_maxrss)
+    let run = llv_measured(&[std::ffi::OsStr::new("info"), file.as_os_str()]);
+    (run.code, run.stderr, run.peak_kib)
 }
 
 fn gzip(level: u32, parts: impl IntoIterator<Item = Vec<u8>>) -> Vec<u8> {

@@ -62,7 +62,13 @@ fn alex_rom_3_imports_4030_frames_timed_by_their_timecode() {
 
     // No take.json and no <Slate>_<Take>_<Subject> name: the stem is the subject.
     assert_eq!(frames[0].subject, "alex_rom_3");
-    assert_eq!(frames[0].device_id, "");
+    // No device id given: a stable 36-character one derived from the take's name.
+    assert_eq!(
+        frames[0].device_id,
+        llv::take::derived_device_id("alex_rom_3")
+    );
+    assert_eq!(frames[0].device_id.len(), 36);
+    assert!(frames.iter().all(|f| f.device_id == frames[0].device_id));
 }
 
 #[test]
@@ -124,7 +130,14 @@ fn take_json_and_options_name_subject_and_device() {
     .unwrap();
     let packets = import(&csv);
     let f = FaceFrame::decode(&packets[0]).unwrap();
-    assert_eq!((f.subject, f.device_id), ("AlexFace", "iPhone12,1"));
+    // deviceModel names the phone's model, not a device: the id is still derived.
+    assert_eq!(
+        (f.subject, f.device_id),
+        (
+            "AlexFace",
+            llv::take::derived_device_id("alex_rom_3").as_str()
+        )
+    );
 
     let opts = ImportOptions {
         subject: Some("Stage".into()),
@@ -212,7 +225,7 @@ fn convert_on_the_command_line_goes_both_ways() {
         .args(["--subject", "Alex"])
         .assert()
         .success();
-    let packets = llv_tests::native_packets(&rec);
+    let packets = llv_tests::llv_packets(&rec);
     assert_eq!(packets.len(), 4030);
     assert_eq!(FaceFrame::decode(&packets[0]).unwrap().subject, "Alex");
     llv_tests::llv()

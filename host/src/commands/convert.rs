@@ -6,7 +6,10 @@ use anyhow::{anyhow, Result};
 
 use crate::args::{EditArgs, OutputArgs, ReadArgs};
 use crate::output;
+use crate::progress;
+use crate::recording::stream::write_stream;
 use crate::recording::{self, Format, WriteOptions};
+use llv_core::packet::MAX_LEN;
 
 /// What `unpack`, `pack` and `convert` share: IN, OUT, the edits, how to read, OUT's replacement.
 #[derive(clap::Args, Debug)]
@@ -38,9 +41,10 @@ pub struct UnpackArgs {
 pub struct PackArgs {
     #[command(flatten)]
     job: Transcode,
-    /// Output format: native base64 lines (default) or LLV's gzip.
-    #[arg(long, value_enum, default_value = "native")]
-    to: Format,
+    /// Output format; by default from OUT's name (.gesichter LLV's gzip, which LLV reads;
+    /// .gesichter-lines native base64 lines), else native.
+    #[arg(long, value_enum)]
+    to: Option<Format>,
 }
 
 /// `llv convert IN OUT`.
@@ -48,8 +52,9 @@ pub struct PackArgs {
 pub struct ConvertArgs {
     #[command(flatten)]
     job: Transcode,
-    /// Output format; by default from OUT's name (.gesichter native, .klare-gesichter/.json
-    /// JSON, .csv a Live Link Face CSV take).
+    /// Output format; by default from OUT's name (.gesichter LLV's gzip, which LLV reads;
+    /// .gesichter-lines native base64 lines; .klare-gesichter/.json JSON; .csv a Live Link
+    /// Face CSV take).
     #[arg(long, value_enum)]
     to: Option<Format>,
 }
@@ -64,39 +69,50 @@ pub fn unpack(args: UnpackArgs) -> Result<()> {
 
 /// Writes IN (normally clear JSON) as a recording.
 pub fn pack(args: PackArgs) -> Result<()> {
-    args.job.run(args.to, WriteOptions::default())
+    let format = args
+        .to
+        .or_else(|| Format::from_name(&args.job.output))
+        .unwrap_or(Format::Native);
+    args.job.run(format, WriteOptions::default())
 }
 
 /// Writes IN in the format asked for or implied by OUT's name.
 pub fn convert(args: ConvertArgs) -> Result<()> {
     let output = &args.job.output;
-    let format = match args.to {
-        Some(format) => format,
-        None => Format::from_name(output).ok_or_else(|| {
-            anyhow!(
-                "cannot tell the output format from {output:?}; add --to native, llv, json or csv"
-            )
-        })?,
-    };
+    let format = Format::for_output(output, args.to, "--to")?;
     args.job.run(format, WriteOptions::default())
 }
 
 impl Transcode {
-    /// Reads IN, edits it and writes OUT in `format`.
+    /// Reads IN frame by frame, edits each frame and writes OUT in `format`.
     fn run(&self, format: Format, options: WriteOptions) -> Result<()> {
         let output = self.output.as_path();
         if !recording::is_stdio(output) {
             // Before the work: the write refuses again, atomically, if the file appears meanwhile.
             output::check_free(output, self.out.force)?;
         }
-        let take = recording::load(&self.input, &self.read.options())?
-            .take
-            .edited(&self.edit.edit())?;
-        recording::write(output, format, &take, options, self.out.force)?;
+        let mut frames = recording::open(&self.input, &self.read.options())?;
+        let edit = self.edit.edit();
+        let bar = progress::reading(&frames, "reading");
+        let written = write_stream(output, format, options, self.out.force, |sink| {
+            let mut buf = [0u8; MAX_LEN];
+            while let Some(chunk) = frames.next_chunk()? {
+                for (index, packet) in chunk.packets().enumerate() {
+                    let packet = edit
+                        .apply(packet, &mut buf)
+                        .map_err(|e| anyhow!("frame {index}: {e}"))?;
+                    sink(packet)?;
+                }
+                progress::update(&bar, &frames);
+            }
+            Ok(())
+        });
+        bar.finish_and_clear();
+        let written = written?;
+        frames.print_warnings();
         if !recording::is_stdio(output) {
             eprintln!(
-                "wrote {} frames to {} as {}",
-                take.len(),
+                "wrote {written} frames to {} as {}",
                 output.display(),
                 format.describe()
             );

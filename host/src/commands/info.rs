@@ -10,10 +10,13 @@ use llv_core::blendshape::{COUNT, NAMES};
 use llv_core::time::{FrameRate, FrameTime};
 use serde_json::json;
 
-use crate::args::ReadArgs;
+use crate::args::{OutputArgs, ReadArgs};
 use crate::console;
+use crate::plot::{self, PlotOptions};
 use crate::recording::{self, Format};
 use crate::take::{Gaps, Take};
+use crate::timing::Cadence;
+use llv_core::packet::Packet;
 
 /// `llv info FILE`.
 #[derive(clap::Args, Debug)]
@@ -23,8 +26,14 @@ pub struct Args {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
+    /// Also write a plot of the ten most active curves (PNG, or SVG by the name;
+    /// default `<take>.png` beside the take).
+    #[arg(long, value_name = "PNG|SVG", num_args = 0..=1)]
+    plot: Option<Option<PathBuf>>,
     #[command(flatten)]
     read: ReadArgs,
+    #[command(flatten)]
+    out: OutputArgs,
 }
 
 /// Figures about a take.
@@ -41,7 +50,9 @@ pub struct Stats {
     /// Frames per device id.
     pub devices: BTreeMap<String, u64>,
     /// Forward jumps of more than one frame number (same rate).
-    pub gaps: Gaps,
+    pub frame_number_gaps: Gaps,
+    /// Each frame's time, seconds from the first frame (for the cadence).
+    pub times: Vec<f64>,
     /// Places where the frame time goes back or stays.
     pub backwards: u64,
     /// Per blendshape, over its finite values.
@@ -75,61 +86,88 @@ impl Range {
 impl Stats {
     /// Gathers the figures of `take`.
     pub fn of(take: &Take) -> Stats {
+        let mut stats = Stats::new();
+        for packet in take.frames() {
+            stats.add(&packet);
+        }
+        stats
+    }
+
+    /// No frame yet.
+    pub fn new() -> Stats {
         let empty = Range {
             min: f32::INFINITY,
             max: f32::NEG_INFINITY,
             sum: 0.0,
             count: 0,
         };
-        let mut stats = Stats {
+        Stats {
             shapes: vec![empty; COUNT],
             ..Stats::default()
-        };
-        let mut prev: Option<FrameTime> = None;
-        for packet in take.frames() {
-            let time = packet.time();
-            stats.frames += 1;
-            *stats
-                .rates
-                .entry((time.rate.numerator, time.rate.denominator))
-                .or_default() += 1;
-            count(&mut stats.subjects, packet.subject());
-            count(&mut stats.devices, packet.device_id());
-            if let Some(p) = prev {
-                match time.seconds_since(&p) {
-                    Some(s) if s <= 0.0 => stats.backwards += 1,
-                    _ => {}
-                }
-                stats.gaps.note(&p, &time);
-            }
-            prev = Some(time);
-            let index = stats.frames - 1;
-            if !time.subframe.is_finite() {
-                stats.nonfinite += 1;
-                stats.first_nonfinite.get_or_insert((index, "sub_frame"));
-            }
-            for ((slot, value), name) in
-                stats.shapes.iter_mut().zip(packet.blendshapes()).zip(NAMES)
-            {
-                if !value.is_finite() {
-                    stats.nonfinite += 1;
-                    stats.first_nonfinite.get_or_insert((index, name));
-                    continue;
-                }
-                slot.min = slot.min.min(value);
-                slot.max = slot.max.max(value);
-                slot.sum += f64::from(value);
-                slot.count += 1;
-            }
-            stats.first_last = Some((stats.first_last.map_or(time, |(f, _)| f), time));
         }
-        stats
     }
 
-    /// Seconds from the first frame to the end of the last one.
+    /// Counts one more frame.
+    pub fn add(&mut self, packet: &Packet<'_>) {
+        let stats = self;
+        let time = packet.time();
+        stats.frames += 1;
+        *stats
+            .rates
+            .entry((time.rate.numerator, time.rate.denominator))
+            .or_default() += 1;
+        count(&mut stats.subjects, packet.subject());
+        count(&mut stats.devices, packet.device_id());
+        let prev = stats.first_last.map(|(_, last)| last);
+        if let Some(p) = prev {
+            match time.seconds_since(&p) {
+                Some(s) if s <= 0.0 => stats.backwards += 1,
+                _ => {}
+            }
+            stats.frame_number_gaps.note(&p, &time);
+        }
+        let first = stats.first_last.map_or(time, |(f, _)| f);
+        stats
+            .times
+            .push(time.seconds_since(&first).unwrap_or(f64::NAN));
+        let index = stats.frames - 1;
+        if !time.subframe.is_finite() {
+            stats.nonfinite += 1;
+            stats.first_nonfinite.get_or_insert((index, "sub_frame"));
+        }
+        for ((slot, value), name) in stats.shapes.iter_mut().zip(packet.blendshapes()).zip(NAMES) {
+            if !value.is_finite() {
+                stats.nonfinite += 1;
+                stats.first_nonfinite.get_or_insert((index, name));
+                continue;
+            }
+            slot.min = slot.min.min(value);
+            slot.max = slot.max.max(value);
+            slot.sum += f64::from(value);
+            slot.count += 1;
+        }
+        stats.first_last = Some((first, time));
+    }
+
+    /// The cadence and the gaps measured against it.
+    pub fn cadence(&self) -> Option<Cadence> {
+        let times: Vec<f64> = self
+            .times
+            .iter()
+            .copied()
+            .filter(|t| t.is_finite())
+            .collect();
+        Cadence::of(&times)
+    }
+
+    /// Seconds from the first frame to the end of the last one, which lasts
+    /// one interval of the take's cadence (one frame at its rate for a single frame).
     pub fn duration(&self) -> Option<f64> {
         let (first, last) = self.first_last?;
-        let period = 1.0 / last.rate.fps()?;
+        let period = match self.cadence() {
+            Some(c) => c.interval,
+            None => 1.0 / last.rate.fps()?,
+        };
         Some(last.seconds_since(&first)? + period)
     }
 
@@ -164,14 +202,37 @@ fn timecode(time: &FrameTime) -> String {
 
 /// Runs `llv info`.
 pub fn run(args: Args) -> Result<()> {
-    let loaded = recording::load(&args.file, &args.read.options())?;
-    let stats = Stats::of(&loaded.take);
+    let mut frames = recording::open(&args.file, &args.read.options())?;
+    let mut stats = Stats::new();
+    while let Some(chunk) = frames.next_chunk()? {
+        for packet in chunk.frames() {
+            stats.add(&packet);
+        }
+    }
+    frames.print_warnings();
     let text = if args.json {
-        format!("{}\n", to_json(&args.file, loaded.format, &stats))
+        format!("{}\n", to_json(&args.file, frames.format(), &stats))
     } else {
-        text(&args.file, loaded.format, &stats)
+        text(&args.file, frames.format(), &stats)
     };
     console::print(&text)?;
+    if let Some(plot) = &args.plot {
+        let out = plot
+            .clone()
+            .unwrap_or_else(|| plot::default_name(&args.file));
+        let options = PlotOptions {
+            shapes: None,
+            ..PlotOptions::default()
+        };
+        plot::plot_file(
+            &args.file,
+            &args.read.options(),
+            &out,
+            &options,
+            args.out.force,
+        )?;
+        eprintln!("plot written to {}", out.display());
+    }
     Ok(())
 }
 
@@ -180,6 +241,7 @@ fn rate_name((n, d): (i32, i32)) -> String {
 }
 
 fn to_json(file: &std::path::Path, format: Format, stats: &Stats) -> serde_json::Value {
+    let cadence = stats.cadence();
     let shapes: serde_json::Map<String, serde_json::Value> = NAMES
         .iter()
         .zip(&stats.shapes)
@@ -203,8 +265,12 @@ fn to_json(file: &std::path::Path, format: Format, stats: &Stats) -> serde_json:
         "rates": stats.rates.iter().map(|(r, n)| (rate_name(*r), json!(n))).collect::<serde_json::Map<_, _>>(),
         "subjects": stats.subjects,
         "device_ids": stats.devices,
-        "gaps": stats.gaps.gaps,
-        "missing_frames": stats.gaps.missing,
+        "cadence_hz": cadence.as_ref().map(Cadence::hz),
+        "steady": cadence.as_ref().map(Cadence::is_steady),
+        "steady_share": cadence.as_ref().map(|c| c.steady_share),
+        "gaps": cadence.as_ref().map_or(0, |c| c.gaps.len()),
+        "missing_frames": cadence.as_ref().map_or(0, Cadence::missing),
+        "frame_number_gaps": stats.frame_number_gaps.gaps,
         "backward_jumps": stats.backwards,
         "nonfinite_values": stats.nonfinite,
         "first_nonfinite": stats.first_nonfinite.map(|(frame, field)| json!({"frame": frame, "field": field})),
@@ -247,11 +313,31 @@ fn text(file: &std::path::Path, format: Format, stats: &Stats) -> String {
     }
     push_line!(out, "subjects   {}", list(&stats.subjects));
     push_line!(out, "device ids {}", list(&stats.devices));
+    let cadence = stats.cadence();
+    if let Some(c) = &cadence {
+        let steady = if c.is_steady() { "steady" } else { "uneven" };
+        let per_frame = stats
+            .first_last
+            .and_then(|(f, _)| f.rate.fps())
+            .map(|fps| (c.interval * fps, fps))
+            .filter(|(n, _)| (n - n.round()).abs() < 0.1 && n.round() >= 1.0)
+            .map_or(String::new(), |(n, fps)| match n.round() as u64 {
+                1 => format!("; every frame at {fps:.3} fps"),
+                n => format!("; every {n} frames at {fps:.3} fps"),
+            });
+        push_line!(
+            out,
+            "cadence    {:.3} Hz, {steady} ({:.1}% of intervals within 25% of {:.3} ms{per_frame})",
+            c.hz(),
+            c.steady_share * 100.0,
+            c.interval * 1000.0
+        );
+    }
     push_line!(
         out,
-        "gaps       {} ({} frames missing), {} backward jumps",
-        stats.gaps.gaps,
-        stats.gaps.missing,
+        "gaps       {} ({} frames missing at the cadence), {} backward jumps",
+        cadence.as_ref().map_or(0, |c| c.gaps.len()),
+        cadence.as_ref().map_or(0, Cadence::missing),
         stats.backwards
     );
     if let Some((frame, field)) = stats.first_nonfinite {

@@ -40,7 +40,9 @@ const MHA_HINT: &str = "the phone sends MetaHuman Animator packets: switch the L
 /// `llv record`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// File to write (native format); default recording-YYYY-MM-DD-HH-MM-SS.gesichter. Never overwritten.
+    /// File to write, always in the native format (base64 lines, appended per frame, so a
+    /// kill loses nothing); default recording-YYYY-MM-DD-HH-MM-SS.gesichter-lines. Never
+    /// overwritten. `llv convert REC.gesichter-lines REC.gesichter` makes a file LLV reads.
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// Address to listen on (LLV's --host); `::` for IPv6.
@@ -134,8 +136,9 @@ pub fn bind(addr: SocketAddr) -> Result<(UdpSocket, usize)> {
 pub fn run(args: Args) -> Result<()> {
     let path = args.output.clone().unwrap_or_else(|| {
         PathBuf::from(format!(
-            "recording-{}.gesichter",
-            chrono::Local::now().format("%Y-%m-%d-%H-%M-%S")
+            "recording-{}{}",
+            chrono::Local::now().format("%Y-%m-%d-%H-%M-%S"),
+            crate::recording::format::NATIVE_EXTENSION
         ))
     });
     let file = OpenOptions::new()

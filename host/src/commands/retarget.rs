@@ -3,49 +3,64 @@
 //! [`crate::metahuman::retarget`].
 
 use std::collections::HashMap;
-use std::io;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use llv_core::time::Timecode;
+use llv_core::time::{FrameRate, Timecode};
 
 use crate::args::{OutputArgs, ReadArgs};
 use crate::metahuman::pose_asset::PoseAsset;
-use crate::metahuman::retarget::{write_curves, Combine, Frame, Retargeter};
+use crate::metahuman::retarget::{Combine, CurveWriter, Frame, Retargeter};
 use crate::output;
+use crate::progress;
 use crate::recording::{self, ReadOptions};
 
 /// What a retargeted file is named after its take: `<take>.metahuman.csv`.
 pub const OUTPUT_SUFFIX: &str = ".metahuman.csv";
 
+const EXAMPLES: &str = "\
+Examples:
+  llv retarget take.csv --map mh_arkit_mapping_pose.T3D                 # take.metahuman.csv
+  llv retarget take.gesichter --map mh_arkit_mapping_pose.T3D -o curves.csv --combine max
+  llv retarget takes/ --map mh_arkit_mapping_pose.T3D --out-dir curves/ --sync tc.csv
+  llv retarget take.csv --map mh_arkit_mapping_pose.T3D --offset 01:00:00:00 --all-curves";
+
 /// `llv retarget IN --map mapping.T3D [-o OUT | --out-dir DIR] ...`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = EXAMPLES)]
 pub struct RetargetArgs {
-    /// A take (Live Link Face CSV or recording) or a folder of takes (searched recursively).
-    input: PathBuf,
     /// The MetaHuman mapping: Unreal's mh_arkit_mapping_pose PoseAsset exported as T3D.
     #[arg(long, value_name = "T3D")]
     map: PathBuf,
-    /// Output CSV of a single take (default: `<take>.metahuman.csv` beside it).
+    /// Write all curves of the mapping, not only those a pose drives.
+    #[arg(long)]
+    all_curves: bool,
+    #[command(flatten)]
+    takes: TakesArgs,
+}
+
+/// What `retarget` and `remap` share: the takes, the outputs, the timeline, reading and writing.
+#[derive(clap::Args, Debug)]
+pub struct TakesArgs {
+    /// A take (Live Link Face CSV or recording) or a folder of takes (searched recursively).
+    input: PathBuf,
+    /// Output CSV of a single take (default: `<take><suffix>` beside it).
     #[arg(short, long, value_name = "OUT", conflicts_with = "out_dir")]
     output: Option<PathBuf>,
     /// Folder for the outputs (default: beside each take).
     #[arg(long, value_name = "DIR")]
     out_dir: Option<PathBuf>,
-    /// How the poses driving one curve combine.
+    /// How the shapes driving one curve combine.
     #[arg(long, value_enum, default_value_t = Combine::Sum)]
-    combine: Combine,
+    pub combine: Combine,
     /// Move the timecodes so the first frame starts at TC (HH:MM:SS:FF); subframes are kept.
     #[arg(long, value_name = "TC", conflicts_with = "sync")]
     offset: Option<String>,
     /// Move each take to its start timecode in a `Filename,Timecode` table.
     #[arg(long, value_name = "CSV")]
     sync: Option<PathBuf>,
-    /// Write all curves of the mapping, not only those a pose drives.
-    #[arg(long)]
-    all_curves: bool,
     #[command(flatten)]
     read: ReadArgs,
     #[command(flatten)]
@@ -146,29 +161,58 @@ fn start_timecode(text: &str) -> Result<Timecode, String> {
 }
 
 /// Shifts all frames by whole frames so the first one falls on `start`.
+#[cfg(test)]
 fn shift(frames: &mut [Frame], start: Timecode) -> Result<()> {
-    let Some(first) = frames.first().map(|f| f.time) else {
-        return Ok(());
-    };
-    let target = start
-        .to_frame_time(first.rate)
-        .map_err(|e| anyhow!("start timecode {start}: {e} at rate {}", first.rate))?;
-    let delta = i64::from(target.frame_number) - i64::from(first.frame_number);
+    let mut shift = Shift::new(start);
     for (i, f) in frames.iter_mut().enumerate() {
-        if f.time.rate != first.rate {
+        shift.apply(i, f)?;
+    }
+    Ok(())
+}
+
+/// Moves frames by whole frames so that the first one falls on a start timecode.
+pub struct Shift {
+    start: Timecode,
+    /// The first frame's rate and the move in frames, once the first frame is seen.
+    delta: Option<(FrameRate, i64)>,
+}
+
+impl Shift {
+    /// Moves the first frame to `start`, the others with it.
+    pub fn new(start: Timecode) -> Self {
+        Shift { start, delta: None }
+    }
+
+    /// Moves frame `i` (0-based, in order).
+    pub fn apply(&mut self, i: usize, f: &mut Frame) -> Result<()> {
+        let (rate, delta) = match self.delta {
+            Some(d) => d,
+            None => {
+                let first = f.time;
+                let target = self.start.to_frame_time(first.rate).map_err(|e| {
+                    anyhow!("start timecode {}: {e} at rate {}", self.start, first.rate)
+                })?;
+                let d = (
+                    first.rate,
+                    i64::from(target.frame_number) - i64::from(first.frame_number),
+                );
+                *self.delta.insert(d)
+            }
+        };
+        if f.time.rate != rate {
             bail!(
                 "frame {}: rate {} differs from the first frame's {}; cannot move the timecode",
                 i + 1,
                 f.time.rate,
-                first.rate
+                rate
             );
         }
         f.time.frame_number = i32::try_from(i64::from(f.time.frame_number) + delta)
             .ok()
             .filter(|n| *n >= 0)
             .ok_or_else(|| anyhow!("frame {}: moved before 00:00:00:00 or too far", i + 1))?;
+        Ok(())
     }
-    Ok(())
 }
 
 /// What every take of a run shares.
@@ -177,48 +221,86 @@ struct Job<'a> {
     start: &'a Start,
     read: &'a ReadOptions,
     force: bool,
+    /// Show a progress bar per take (a single take; a batch has its own bar).
+    progress: bool,
+    /// What outputs are named after their take: `<take><suffix>`.
+    suffix: &'a str,
+    /// What happened to a take, for the summary ("retargeted").
+    done: &'a str,
 }
 
 /// Retargets one take into `output` (written atomically, replaced only with
-/// `--force`); returns its frame count.
+/// `--force`), frame by frame; returns its frame count.
 fn retarget_take(input: &Path, output: &Path, job: &Job<'_>) -> Result<usize> {
-    if same_file(input, output) {
+    if output::same_file(input, output) {
         bail!("{}: the output would overwrite the take", output.display());
     }
     output::check_free(output, job.force)?;
-    let mut frames = read_take(input, job.read)?;
-    if frames.is_empty() {
-        bail!("{}: no frames", input.display());
-    }
-    if let Some(tc) = job.start.for_take(input)? {
-        shift(&mut frames, tc).with_context(|| input.display().to_string())?;
-    }
+    let mut shift = job.start.for_take(input)?.map(Shift::new);
+    let mut frames = recording::open(input, job.read)?;
     if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    output::write_file(output, job.force, |out| {
-        write_curves(&frames, job.map, out).map_err(io::Error::other)
-    })?;
-    Ok(frames.len())
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
+    let bar = job
+        .progress
+        .then(|| progress::reading(&frames, "retargeting"));
+    let mut rows = 0;
+    let written = output::write_file_with(output, job.force, |out| {
+        let cannot = |e: anyhow::Error| anyhow!("{}: cannot write: {e}", output.display());
+        let mut writer = CurveWriter::new(out, job.map).map_err(cannot)?;
+        while let Some(chunk) = frames.next_chunk()? {
+            for packet in chunk.frames() {
+                let mut frame = Frame {
+                    time: packet.time(),
+                    shapes: packet.frame().blendshapes,
+                };
+                if let Some(shift) = &mut shift {
+                    shift
+                        .apply(writer.rows(), &mut frame)
+                        .with_context(|| input.display().to_string())?;
+                }
+                writer.frame(&frame).map_err(cannot)?;
+            }
+            if let Some(bar) = &bar {
+                progress::update(bar, &frames);
+            }
+        }
+        rows = writer.rows();
+        if rows == 0 {
+            bail!("{}: no frames", input.display());
+        }
+        writer.finish().map_err(cannot)
+    });
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
     }
+    written?;
+    frames.print_warnings();
+    Ok(rows)
 }
 
-/// `<take>.metahuman.csv` in `dir`.
-fn output_name(take: &Path, dir: &Path) -> PathBuf {
+/// `<take><suffix>` in `dir`.
+fn output_name(take: &Path, dir: &Path, suffix: &str) -> PathBuf {
     let stem = take.file_stem().unwrap_or_default().to_string_lossy();
-    dir.join(format!("{stem}{OUTPUT_SUFFIX}"))
+    dir.join(format!("{stem}{suffix}"))
 }
 
 /// Runs `llv retarget`; the exit code is non-zero when any take failed.
 pub fn run(args: &RetargetArgs) -> Result<ExitCode> {
     let asset = PoseAsset::load(&args.map)?;
-    let map = Retargeter::new(&asset, args.combine, args.all_curves);
+    let map = Retargeter::new(&asset, args.takes.combine, args.all_curves);
+    run_curves(&args.takes, &map, OUTPUT_SUFFIX, "retargeted")
+}
+
+/// Writes the curves of `map` for one take or a folder of takes; outputs are
+/// named `<take><suffix>` unless `-o`; `done` says what happened to a take in
+/// the batch summary. The exit code is non-zero when any take failed.
+pub fn run_curves(
+    args: &TakesArgs,
+    map: &Retargeter,
+    suffix: &str,
+    done: &str,
+) -> Result<ExitCode> {
     let start = match (&args.offset, &args.sync) {
         (Some(tc), _) => Start::At(start_timecode(tc).map_err(|e| anyhow!("--offset {e}"))?),
         (None, Some(path)) => Start::Sync {
@@ -229,16 +311,23 @@ pub fn run(args: &RetargetArgs) -> Result<ExitCode> {
     };
     let read = args.read.options();
     let job = Job {
-        map: &map,
+        map,
         start: &start,
         read: &read,
         force: args.out.force,
+        progress: !args.input.is_dir(),
+        suffix,
+        done,
     };
     if !args.input.is_dir() {
         let output = match (&args.output, &args.out_dir) {
             (Some(out), _) => out.clone(),
-            (None, Some(dir)) => output_name(&args.input, dir),
-            (None, None) => output_name(&args.input, args.input.parent().unwrap_or(Path::new(""))),
+            (None, Some(dir)) => output_name(&args.input, dir, suffix),
+            (None, None) => output_name(
+                &args.input,
+                args.input.parent().unwrap_or(Path::new("")),
+                suffix,
+            ),
         };
         let frames = retarget_take(&args.input, &output, &job)?;
         println!(
@@ -259,8 +348,8 @@ pub fn run(args: &RetargetArgs) -> Result<ExitCode> {
 /// on failure. Takes whose outputs would be one file (`A.csv` and
 /// `A.gesichter` both give `A.metahuman.csv`; names compared ignoring case, as
 /// some file systems do) all fail, naming each other, before anything is written.
-fn batch(args: &RetargetArgs, job: &Job<'_>) -> Result<ExitCode> {
-    let takes = find_takes(&args.input, args.sync.as_deref())?;
+fn batch(args: &TakesArgs, job: &Job<'_>) -> Result<ExitCode> {
+    let takes = find_takes(&args.input, args.sync.as_deref(), job.suffix)?;
     if takes.is_empty() {
         bail!(
             "{}: no takes (*.csv, *.gesichter) in this folder",
@@ -275,7 +364,7 @@ fn batch(args: &RetargetArgs, job: &Job<'_>) -> Result<ExitCode> {
                 Some(out) => out.join(relative.parent().unwrap_or(Path::new(""))),
                 None => take.parent().unwrap_or(Path::new("")).to_path_buf(),
             };
-            output_name(take, &dir)
+            output_name(take, &dir, job.suffix)
         })
         .collect();
     let mut by_output: HashMap<String, Vec<usize>> = HashMap::new();
@@ -329,9 +418,10 @@ fn batch(args: &RetargetArgs, job: &Job<'_>) -> Result<ExitCode> {
     }
     bar.finish_and_clear();
     println!(
-        "{} of {} takes retargeted ({frames} frames, {} curves each); {} failed{}",
+        "{} of {} takes {} ({frames} frames, {} curves each); {} failed{}",
         takes.len() - failed.len(),
         takes.len(),
+        job.done,
         job.map.curves().len(),
         failed.len(),
         if failed.is_empty() {
@@ -348,8 +438,9 @@ fn batch(args: &RetargetArgs, job: &Job<'_>) -> Result<ExitCode> {
 }
 
 /// The takes under `dir`, sorted: `*.csv` and `*.gesichter`, but not our
-/// own outputs (`*.metahuman.csv`) nor the sync table.
-fn find_takes(dir: &Path, sync: Option<&Path>) -> Result<Vec<PathBuf>> {
+/// own outputs (`*.metahuman.csv`, `*<suffix>`) nor the sync table.
+fn find_takes(dir: &Path, sync: Option<&Path>, suffix: &str) -> Result<Vec<PathBuf>> {
+    let suffix = suffix.to_ascii_lowercase();
     let sync = sync.and_then(|s| s.canonicalize().ok());
     let mut takes = Vec::new();
     for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
@@ -357,8 +448,11 @@ fn find_takes(dir: &Path, sync: Option<&Path>) -> Result<Vec<PathBuf>> {
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().to_ascii_lowercase();
         let is_take = entry.file_type().is_file()
-            && (has_extension(path, "csv") || has_extension(path, "gesichter"))
+            && (has_extension(path, "csv")
+                || has_extension(path, "gesichter")
+                || has_extension(path, "gesichter-lines"))
             && !name.ends_with(OUTPUT_SUFFIX)
+            && !name.ends_with(&suffix)
             && (sync.is_none() || path.canonicalize().ok() != sync);
         if is_take {
             takes.push(path.to_path_buf());

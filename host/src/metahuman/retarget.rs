@@ -97,16 +97,58 @@ impl Retargeter {
 
 /// Writes `Timecode,<curve>...` and one row per frame (10 decimals).
 pub fn write_curves(frames: &[Frame], map: &Retargeter, out: &mut dyn Write) -> Result<()> {
-    writeln!(out, "Timecode,{}", map.curves().join(","))?;
-    let mut values = vec![0.0; map.curves().len()];
-    let mut line = String::with_capacity(16 * values.len());
-    for (i, frame) in frames.iter().enumerate() {
-        let tc = timecode(i, &frame.time)?;
-        map.apply(&frame.shapes, &mut values);
-        write_row(out, &mut line, format_args!("{tc}"), values.iter().copied())?;
+    let mut writer = CurveWriter::new(out, map)?;
+    for frame in frames {
+        writer.frame(frame)?;
     }
-    out.flush()?;
-    Ok(())
+    writer.finish()
+}
+
+/// Writes curves row by row: the header first, then one row per frame.
+pub struct CurveWriter<'a> {
+    out: &'a mut dyn Write,
+    map: &'a Retargeter,
+    values: Vec<f64>,
+    line: String,
+    index: usize,
+}
+
+impl<'a> CurveWriter<'a> {
+    /// Writes the header `Timecode,<curve>...`.
+    pub fn new(out: &'a mut dyn Write, map: &'a Retargeter) -> Result<Self> {
+        writeln!(out, "Timecode,{}", map.curves().join(","))?;
+        Ok(CurveWriter {
+            out,
+            map,
+            values: vec![0.0; map.curves().len()],
+            line: String::with_capacity(16 * map.curves().len()),
+            index: 0,
+        })
+    }
+
+    /// Writes the row of one frame.
+    pub fn frame(&mut self, frame: &Frame) -> Result<()> {
+        let tc = timecode(self.index, &frame.time)?;
+        self.index += 1;
+        self.map.apply(&frame.shapes, &mut self.values);
+        write_row(
+            self.out,
+            &mut self.line,
+            format_args!("{tc}"),
+            self.values.iter().copied(),
+        )
+    }
+
+    /// Rows written.
+    pub fn rows(&self) -> usize {
+        self.index
+    }
+
+    /// Flushes the output.
+    pub fn finish(self) -> Result<()> {
+        self.out.flush()?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

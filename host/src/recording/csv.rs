@@ -6,11 +6,12 @@
 //! take keeps its own timing whatever the capture cadence was.
 
 use std::fmt::Write as _;
-use std::io::Write;
+use std::io::{self, Write};
 use std::path::Path;
 
+use super::stream::{Emitter, FrameSink};
 use super::NONFINITE_HINT;
-use crate::take::{timecode, Take};
+use crate::take::{derived_device_id, timecode, Take};
 use anyhow::{anyhow, bail, Context, Result};
 use llv_core::blendshape::{self, COUNT};
 use llv_core::packet::{FaceFrame, MAX_LEN, VERSION};
@@ -63,13 +64,37 @@ enum Column {
 pub fn import(path: &Path, opts: &ImportOptions) -> Result<Take> {
     let bytes =
         std::fs::read(path).with_context(|| format!("cannot open CSV take {}", path.display()))?;
-    read(&bytes, &resolve_identity(path, opts)?, false).with_context(|| path.display().to_string())
+    read(&bytes, &resolve_identity(Some(path), opts)?, false)
+        .with_context(|| path.display().to_string())
 }
 
 /// Reads CSV text into a take, one frame per row in file order; a subject or
 /// device id left open in `opts` is empty. A value that is NaN, infinite or
 /// beyond f32 is an error naming line, row and column unless `allow_nonfinite`.
 pub fn read(input: &[u8], opts: &ImportOptions, allow_nonfinite: bool) -> Result<Take> {
+    let mut take = Take::default();
+    read_rows(input, opts, allow_nonfinite, |packet| {
+        take.push(packet).map_err(|e| e.to_string())
+    })?;
+    Ok(take)
+}
+
+/// [`read`] frame by frame into `emit`.
+pub fn read_stream(
+    input: impl io::Read,
+    opts: &ImportOptions,
+    allow_nonfinite: bool,
+    emit: &mut Emitter,
+) -> Result<()> {
+    read_rows(input, opts, allow_nonfinite, |packet| emit.frame(packet))
+}
+
+fn read_rows(
+    input: impl io::Read,
+    opts: &ImportOptions,
+    allow_nonfinite: bool,
+    mut emit: impl FnMut(&[u8]) -> Result<(), String>,
+) -> Result<()> {
     let rate = opts.rate;
     let subject = opts.subject.as_deref().unwrap_or_default();
     let device_id = opts.device_id.as_deref().unwrap_or_default();
@@ -82,7 +107,7 @@ pub fn read(input: &[u8], opts: &ImportOptions, allow_nonfinite: bool) -> Result
         bail!("the file is empty: expected a header `Timecode,BlendShapeCount,...`");
     }
     let columns = bind_columns(&record)?;
-    let mut take = Take::default();
+    let mut rows = 0;
     let mut frame = FaceFrame {
         version: VERSION,
         device_id,
@@ -97,7 +122,8 @@ pub fn read(input: &[u8], opts: &ImportOptions, allow_nonfinite: bool) -> Result
     let mut buf = [0u8; MAX_LEN];
     while reader.read_record(&mut record).map_err(csv_error)? {
         let line = record.position().map_or(0, |p| p.line());
-        let row = take.len() + 1;
+        rows += 1;
+        let row = rows;
         let at = |col: usize| format!("line {line} (row {row}), column {}", col + 1);
         if record.len() != columns.len() {
             bail!(
@@ -139,13 +165,12 @@ pub fn read(input: &[u8], opts: &ImportOptions, allow_nonfinite: bool) -> Result
         let len = frame
             .encode(&mut buf)
             .map_err(|e| anyhow!("line {line} (row {row}): {e}"))?;
-        take.push(&buf[..len])
-            .map_err(|e| anyhow!("line {line} (row {row}): {e}"))?;
+        emit(&buf[..len]).map_err(|e| anyhow!("line {line} (row {row}): {e}"))?;
     }
-    if take.is_empty() {
+    if rows == 0 {
         bail!("the take has a header but no rows");
     }
-    Ok(take)
+    Ok(())
 }
 
 fn csv_error(e: csv::Error) -> anyhow::Error {
@@ -195,16 +220,24 @@ fn bind_columns(header: &csv::StringRecord) -> Result<Vec<Column>> {
 }
 
 /// `opts` with subject and device id settled: options, else `take.json` beside
-/// the file, else the file name (subject) or empty (device id).
-pub fn resolve_identity(path: &Path, opts: &ImportOptions) -> Result<ImportOptions> {
-    let json_path = path.with_file_name("take.json");
-    let take: Option<serde_json::Value> = match std::fs::read_to_string(&json_path) {
-        Ok(text) => Some(
-            serde_json::from_str(&text)
-                .with_context(|| format!("{} is not JSON", json_path.display()))?,
-        ),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", json_path.display())),
+/// the file, else the file name (subject). The device id, unless given, is
+/// derived from the take's name ([`crate::take::derived_device_id`]): a
+/// stable 36-character id in the phone's UUID form (`take.json`'s
+/// `deviceModel`, such as `iPhone13,2`, names a model, not a device).
+/// `path` is `None` for standard input, whose take is named by its subject.
+pub fn resolve_identity(path: Option<&Path>, opts: &ImportOptions) -> Result<ImportOptions> {
+    let take: Option<serde_json::Value> = match path.map(|p| p.with_file_name("take.json")) {
+        None => None,
+        Some(json_path) => match std::fs::read_to_string(&json_path) {
+            Ok(text) => Some(
+                serde_json::from_str(&text)
+                    .with_context(|| format!("{} is not JSON", json_path.display()))?,
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => {
+                return Err(e).with_context(|| format!("cannot read {}", json_path.display()))
+            }
+        },
     };
     let from_json = |key: &str| {
         take.as_ref()
@@ -213,19 +246,21 @@ pub fn resolve_identity(path: &Path, opts: &ImportOptions) -> Result<ImportOptio
             .map(str::to_string)
     };
     let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+        .and_then(|p| p.file_stem())
+        .map(|s| s.to_string_lossy().into_owned());
     let subject = opts
         .subject
         .clone()
         .or_else(|| from_json("subject"))
-        .unwrap_or_else(|| subject_from_file_name(&stem));
+        .unwrap_or_else(|| {
+            stem.as_deref()
+                .map(subject_from_file_name)
+                .unwrap_or_default()
+        });
     let device_id = opts
         .device_id
         .clone()
-        .or_else(|| from_json("deviceModel"))
-        .unwrap_or_default();
+        .unwrap_or_else(|| derived_device_id(stem.as_deref().unwrap_or(&subject)));
     Ok(ImportOptions {
         rate: opts.rate,
         subject: Some(subject),
@@ -259,23 +294,67 @@ pub fn subject_from_file_name(stem: &str) -> String {
 /// Writes packets as a CSV take in the app's layout, which Unreal's
 /// LiveLinkFaceImporter reads: its header, `HH:MM:SS:FF.fff`, 10 decimals.
 pub fn export<'a>(packets: impl IntoIterator<Item = &'a [u8]>, out: &mut dyn Write) -> Result<()> {
-    let order: Vec<usize> = HEADER
-        .split(',')
-        .skip(2)
-        .map(|n| blendshape::index_of(n).expect("HEADER names every blendshape"))
-        .collect();
-    writeln!(out, "{HEADER}")?;
-    let mut line = String::with_capacity(1024);
-    for (i, packet) in packets.into_iter().enumerate() {
-        let frame = FaceFrame::decode(packet).map_err(|e| anyhow!("frame {}: {e}", i + 1))?;
-        let tc = timecode(i, &frame.time)?;
-        let values = order
+    let mut sink = Sink::new(out)?;
+    for packet in packets {
+        sink.push(packet)?;
+    }
+    sink.finish()?;
+    Ok(())
+}
+
+/// Writes a CSV take row by row.
+pub struct Sink<'a> {
+    out: &'a mut dyn Write,
+    order: Vec<usize>,
+    line: String,
+    count: u64,
+}
+
+impl<'a> Sink<'a> {
+    /// A sink writing to `out`; writes the header at once.
+    pub fn new(out: &'a mut dyn Write) -> io::Result<Self> {
+        let order = HEADER
+            .split(',')
+            .skip(2)
+            .map(|n| blendshape::index_of(n).expect("HEADER names every blendshape"))
+            .collect();
+        writeln!(out, "{HEADER}")?;
+        Ok(Sink {
+            out,
+            order,
+            line: String::with_capacity(1024),
+            count: 0,
+        })
+    }
+}
+
+impl FrameSink for Sink<'_> {
+    fn push(&mut self, packet: &[u8]) -> io::Result<()> {
+        let index = self.count as usize;
+        self.count += 1;
+        let frame = FaceFrame::decode(packet)
+            .map_err(|e| io::Error::other(format!("frame {}: {e}", index + 1)))?;
+        let tc = timecode(index, &frame.time).map_err(io::Error::other)?;
+        let values = self
+            .order
             .iter()
             .map(|&shape| f64::from(frame.blendshapes[shape]));
-        write_row(out, &mut line, format_args!("{tc},{COUNT}"), values)?;
+        write_row(
+            self.out,
+            &mut self.line,
+            format_args!("{tc},{COUNT}"),
+            values,
+        )
+        .map_err(io::Error::other)
     }
-    out.flush()?;
-    Ok(())
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    fn count(&self) -> u64 {
+        self.count
+    }
 }
 
 /// Writes one row as the app prints its values: `lead`, then `,value` with 10
@@ -309,7 +388,7 @@ mod tests {
     }
 
     fn identity(path: &Path, opts: &ImportOptions) -> Result<(String, String)> {
-        let o = resolve_identity(path, opts)?;
+        let o = resolve_identity(Some(path), opts)?;
         Ok((
             o.subject.unwrap_or_default(),
             o.device_id.unwrap_or_default(),
@@ -435,16 +514,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let csv = dir.path().join("Slate_3_Anna.csv");
         let none = ImportOptions::default();
-        assert_eq!(identity(&csv, &none).unwrap(), ("Anna".into(), "".into()));
+        let derived = crate::take::derived_device_id("Slate_3_Anna");
+        assert_eq!(derived.len(), 36);
+        assert_eq!(
+            identity(&csv, &none).unwrap(),
+            ("Anna".into(), derived.clone())
+        );
         std::fs::write(
             dir.path().join("take.json"),
             r#"{"slate":"Slate","take":3,"subject":"Bob","deviceModel":"iPhone13,3"}"#,
         )
         .unwrap();
-        assert_eq!(
-            identity(&csv, &none).unwrap(),
-            ("Bob".into(), "iPhone13,3".into())
-        );
+        assert_eq!(identity(&csv, &none).unwrap(), ("Bob".into(), derived));
         let given = ImportOptions {
             subject: Some("Cleo".into()),
             device_id: Some("ID".into()),

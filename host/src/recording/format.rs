@@ -7,8 +7,13 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
+use super::stream::{self, Emitter, Input};
 use super::{clear, csv, legacy, llv, native, ReadOptions, WriteOptions};
 use crate::take::Take;
+
+/// The extension of native recordings (base64 lines), which LLV cannot read;
+/// `.gesichter` names LLV's gzip, which it can.
+pub const NATIVE_EXTENSION: &str = ".gesichter-lines";
 
 /// A recording format (FORMATS.md section 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -56,18 +61,35 @@ impl Format {
         }
     }
 
-    /// The output format a file name implies: `.gesichter` native, `.klare-gesichter` / `.json`
-    /// JSON, `.csv` a Live Link Face CSV take.
+    /// The output format a file name implies: `.gesichter` LLV's gzip (the
+    /// name LLV gives its files, and the format it reads), `.gesichter-lines`
+    /// native base64 lines, `.klare-gesichter` / `.json` JSON, `.csv` a Live
+    /// Link Face CSV take.
     pub fn from_name(path: &Path) -> Option<Format> {
         let name = path.file_name()?.to_str()?.to_ascii_lowercase();
         if name.ends_with(".klare-gesichter") || name.ends_with(".json") {
             Some(Format::Json)
-        } else if name.ends_with(".gesichter") {
+        } else if name.ends_with(NATIVE_EXTENSION) {
             Some(Format::Native)
+        } else if name.ends_with(".gesichter") {
+            Some(Format::Llv)
         } else if name.ends_with(".csv") {
             Some(Format::Csv)
         } else {
             None
+        }
+    }
+
+    /// The format asked for by `given` (the command's `flag`), else the one
+    /// OUT's name implies, else an error saying which flag to add.
+    pub fn for_output(path: &Path, given: Option<Format>, flag: &str) -> Result<Format> {
+        match given {
+            Some(format) => Ok(format),
+            None => Format::from_name(path).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "cannot tell the output format from {path:?}; add {flag} native, llv, json or csv"
+                )
+            }),
         }
     }
 
@@ -82,34 +104,33 @@ impl Format {
         }
     }
 
-    /// Reads a whole file of this format; `name` is used in errors and warnings.
-    pub fn read(
+    /// Reads a source of this format frame by frame into `emit`; `name` is
+    /// used in errors and warnings.
+    pub fn read_stream(
         self,
         name: &str,
-        bytes: &[u8],
+        input: &mut Input,
         options: &ReadOptions,
+        emit: &mut Emitter,
         warnings: &mut Vec<String>,
-    ) -> Result<Take> {
+    ) -> Result<()> {
         let allow = options.allow_nonfinite;
         match self {
-            Format::Native => native::read(name, bytes, warnings),
-            Format::Llv => llv::read(name, bytes, warnings),
-            Format::LlvLegacy => legacy::read(name, bytes, allow, warnings),
-            Format::Json => clear::read(name, bytes, allow, warnings),
-            Format::Csv => csv::read(bytes, &options.csv, allow).with_context(|| name.to_string()),
+            Format::Native => native::read(name, input, emit, warnings),
+            Format::Llv => llv::read(name, input, emit, warnings),
+            Format::LlvLegacy => legacy::read(name, input, allow, emit, warnings),
+            Format::Json => clear::read(name, input, allow, emit, warnings),
+            Format::Csv => csv::read_stream(&mut input.reader, &options.csv, allow, emit)
+                .with_context(|| name.to_string()),
         }
     }
 
     /// Writes `take` in this format.
     pub fn write(self, take: &Take, out: &mut dyn Write, options: WriteOptions) -> io::Result<()> {
-        match self {
-            Format::Native => native::write(take, out),
-            Format::Llv => llv::write(take, out),
-            Format::LlvLegacy => Err(io::Error::other(
-                "LLV legacy recordings are read-only; write native, llv or json",
-            )),
-            Format::Json => clear::write(take, out, options.retain_raw),
-            Format::Csv => csv::export(take.packets(), out).map_err(io::Error::other),
+        let mut sink = stream::sink(self, out, options)?;
+        for packet in take.packets() {
+            sink.push(packet)?;
         }
+        sink.finish()
     }
 }

@@ -4,48 +4,53 @@
 use anyhow::Result;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
+use llv_core::packet::MAX_LEN;
 
 use super::clear::ClearFrame;
 use super::each_line;
-use crate::take::Take;
+use super::stream::{Emitter, Input};
 
 /// Reads every line; errors name file, line and field (a value that is not a
 /// finite f32 is one, unless `allow_nonfinite`). An unterminated last line
 /// that does not decode is a warning (a killed recording) and is skipped.
 pub fn read(
     name: &str,
-    bytes: &[u8],
+    input: &mut Input,
     allow_nonfinite: bool,
+    emit: &mut Emitter,
     warnings: &mut Vec<String>,
-) -> Result<Take> {
-    let mut take = Take::with_capacity(bytes.len() / 3000);
-    each_line(name, bytes, warnings, |text| {
+) -> Result<()> {
+    each_line(name, &mut input.reader, warnings, |text| {
         if allow_nonfinite {
-            frame_line::<true>(text, &mut take)
+            frame_line::<true>(text, emit)
         } else {
-            frame_line::<false>(text, &mut take)
+            frame_line::<false>(text, emit)
         }
-    })?;
-    Ok(take)
+    })
 }
 
-fn frame_line<const ALLOW_NONFINITE: bool>(text: &[u8], take: &mut Take) -> Result<(), String> {
+fn frame_line<const ALLOW_NONFINITE: bool>(text: &[u8], emit: &mut Emitter) -> Result<(), String> {
     let json = STANDARD.decode(text).map_err(|e| format!("base64: {e}"))?;
     let frame: ClearFrame<'_, ALLOW_NONFINITE> =
         serde_json::from_slice(&json).map_err(|e| e.to_string())?;
-    frame.push_to(take)
+    let mut buf = [0u8; MAX_LEN];
+    let packet = frame.encode(&mut buf)?;
+    emit.frame(packet)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recording::{clear, read_bytes, Format};
+    use crate::recording::{read_bytes, Format};
     use crate::take::tests_support::sample_take;
+    use crate::take::Take;
 
     /// LLV's legacy lines: the frame objects of a clear file, each base64'd.
     fn legacy(take: &Take) -> String {
         let mut json = Vec::new();
-        clear::write(take, &mut json, false).unwrap();
+        Format::Json
+            .write(take, &mut json, Default::default())
+            .unwrap();
         let json: serde_json::Value = serde_json::from_slice(&json).unwrap();
         json["frames"]
             .as_array()

@@ -9,16 +9,18 @@
 //! compress 1.6:1, generated debug takes 28:1; a gzip bomb 1000:1). A body
 //! that does is an error, and so is a header whose frame count alone would be.
 
-use std::io::{self, Read, Write};
+use std::io::{self, BufRead, Read, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Result};
 use flate2::bufread::GzDecoder;
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use llv_core::llv_file::{self, frame_len, HEADER_LEN, PREFIX_LEN, VERSION};
 use llv_core::packet::{MAX_LEN, MIN_LEN};
 
-use crate::take::Take;
+use super::stream::{spool, unspool, Emitter, FrameSink, Input};
 
 /// Most body bytes per gzip byte read.
 pub const MAX_RATIO: usize = 64;
@@ -26,29 +28,41 @@ pub const MAX_RATIO: usize = 64;
 pub const SLACK: usize = 1 << 20;
 
 /// The body bytes a gzip input of `compressed` bytes may give.
-fn body_limit(compressed: usize) -> usize {
-    compressed.saturating_mul(MAX_RATIO).saturating_add(SLACK)
+fn body_limit(compressed: u64) -> u64 {
+    compressed
+        .saturating_mul(MAX_RATIO as u64)
+        .saturating_add(SLACK as u64)
 }
 
 /// Reads an LLV recording. A file cut short (a killed LLV) keeps its complete
 /// frames with a warning; a bad frame is an error naming its index and field.
-pub fn read(name: &str, bytes: &[u8], warnings: &mut Vec<String>) -> Result<Take> {
-    let mut body = Body::new(name, bytes);
+pub fn read(
+    name: &str,
+    input: &mut Input,
+    emit: &mut Emitter,
+    warnings: &mut Vec<String>,
+) -> Result<()> {
+    let mut body = Body {
+        name,
+        gz: GzDecoder::new(&mut input.reader),
+        compressed: input.consumed.clone(),
+        offset: 0,
+        cut: false,
+    };
     let mut head = [0u8; HEADER_LEN];
     let got = body.fill(&mut head)?;
-    let count = llv_file::header(&head[..got]).map_err(|e| anyhow!("{name}: {e}"))?;
+    let count = llv_file::header(&head[..got]).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     let least = u64::from(count) * (PREFIX_LEN + MIN_LEN) as u64;
-    if least > body_limit(bytes.len()) as u64 {
+    if let Some(len) = input.len.filter(|len| least > body_limit(*len)) {
         bail!(
-            "{name}: header says {count} frames, at least {least} bytes: more than a {}-byte \
+            "{name}: header says {count} frames, at least {least} bytes: more than a {len}-byte \
              gzip file may hold ({MAX_RATIO} bytes per compressed byte plus {SLACK}); \
-             a damaged or forged file",
-            bytes.len()
+             a damaged or forged file"
         );
     }
-    let mut take = Take::default();
     let mut packet = [0u8; MAX_LEN];
     let mut notes = Vec::new();
+    let mut read = 0u32;
     for index in 0..count {
         let offset = body.offset;
         let mut prefix = [0u8; PREFIX_LEN];
@@ -64,7 +78,8 @@ pub fn read(name: &str, bytes: &[u8], warnings: &mut Vec<String>) -> Result<Take
             ));
             break;
         }
-        let len = frame_len(prefix, index, offset).map_err(|e| anyhow!("{name}: {e}"))?;
+        let len = frame_len(prefix, index, offset as usize)
+            .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
         let got = body.fill(&mut packet[..len])?;
         if got < len {
             notes.push(format!(
@@ -72,11 +87,12 @@ pub fn read(name: &str, bytes: &[u8], warnings: &mut Vec<String>) -> Result<Take
             ));
             break;
         }
-        if let Err(e) = take.push(&packet[..len]) {
+        if let Err(e) = emit.frame(&packet[..len]) {
             bail!("{name}: frame {index}: {e}");
         }
+        read += 1;
     }
-    if take.len() == count as usize {
+    if read == count {
         let after = body.rest()?;
         if after > 0 {
             notes.push(format!(
@@ -88,30 +104,21 @@ pub fn read(name: &str, bytes: &[u8], warnings: &mut Vec<String>) -> Result<Take
         warnings.push(format!("{name}: gzip stream ends early (file cut off?)"));
     }
     warnings.append(&mut notes);
-    Ok(take)
+    Ok(())
 }
 
 /// The gunzipped body, read in pieces; `offset` counts the body bytes read.
-struct Body<'a> {
+struct Body<'a, R: BufRead> {
     name: &'a str,
-    gz: GzDecoder<&'a [u8]>,
-    file_len: usize,
-    offset: usize,
+    gz: GzDecoder<R>,
+    /// Compressed bytes taken from the source so far.
+    compressed: Arc<AtomicU64>,
+    offset: u64,
     /// The gzip stream ended before its end (a cut file).
     cut: bool,
 }
 
-impl<'a> Body<'a> {
-    fn new(name: &'a str, file: &'a [u8]) -> Self {
-        Body {
-            name,
-            gz: GzDecoder::new(file),
-            file_len: file.len(),
-            offset: 0,
-            cut: false,
-        }
-    }
-
+impl<R: BufRead> Body<'_, R> {
     /// Fills `buf` as far as the body goes; returns how many bytes it got.
     /// Past [`body_limit`] of the gzip bytes read so far, an error.
     fn fill(&mut self, buf: &mut [u8]) -> Result<usize> {
@@ -124,8 +131,8 @@ impl<'a> Body<'a> {
                 Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => self.cut = true,
                 Err(e) => bail!("{}: gzip: {e}", self.name),
             }
-            let read = self.file_len - self.gz.get_ref().len();
-            let body = self.offset + got;
+            let read = self.compressed.load(Ordering::Relaxed);
+            let body = self.offset + got as u64;
             if body > body_limit(read) {
                 bail!(
                     "{}: gzip: {read} compressed bytes unpacked to {body} bytes, past the \
@@ -135,17 +142,17 @@ impl<'a> Body<'a> {
                 );
             }
         }
-        self.offset += got;
+        self.offset += got as u64;
         Ok(got)
     }
 
     /// Reads the rest of the body and says how many bytes it held.
-    fn rest(&mut self) -> Result<usize> {
+    fn rest(&mut self) -> Result<u64> {
         let mut chunk = [0u8; 4096];
         let mut total = 0;
         loop {
             let got = self.fill(&mut chunk)?;
-            total += got;
+            total += got as u64;
             if got < chunk.len() {
                 return Ok(total);
             }
@@ -153,24 +160,59 @@ impl<'a> Body<'a> {
     }
 }
 
-/// Writes the take as an LLV gzip recording.
-pub fn write(take: &Take, out: &mut dyn Write) -> io::Result<()> {
-    let count = u32::try_from(take.len()).map_err(io::Error::other)?;
-    let mut gz = GzEncoder::new(out, Compression::default());
-    gz.write_all(&[VERSION])?;
-    gz.write_all(&count.to_be_bytes())?;
-    for packet in take.packets() {
-        gz.write_all(&(packet.len() as u32).to_be_bytes())?;
-        gz.write_all(packet)?;
+/// Writes an LLV gzip recording: the body goes to a temporary file until the
+/// frame count, which the header carries, is known.
+pub struct Sink<'a> {
+    out: &'a mut dyn Write,
+    body: io::BufWriter<std::fs::File>,
+    count: u64,
+}
+
+impl<'a> Sink<'a> {
+    /// A sink writing to `out`.
+    pub fn new(out: &'a mut dyn Write) -> io::Result<Self> {
+        Ok(Sink {
+            out,
+            body: spool()?,
+            count: 0,
+        })
     }
-    gz.finish()?;
-    Ok(())
+}
+
+impl FrameSink for Sink<'_> {
+    fn push(&mut self, packet: &[u8]) -> io::Result<()> {
+        if self.count == u64::from(u32::MAX) {
+            return Err(io::Error::other(
+                "an LLV recording holds at most 4294967295 frames",
+            ));
+        }
+        self.count += 1;
+        self.body.write_all(&(packet.len() as u32).to_be_bytes())?;
+        self.body.write_all(packet)
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        let mut gz = GzEncoder::new(&mut *self.out, Compression::default());
+        gz.write_all(&[VERSION])?;
+        gz.write_all(&(self.count as u32).to_be_bytes())?;
+        unspool(&mut self.body, &mut gz)?;
+        gz.finish()?.flush()
+    }
+
+    fn count(&self) -> u64 {
+        self.count
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::recording::{read_bytes, Format};
+    use crate::take::Take;
+
+    fn write(take: &Take, out: &mut dyn Write) -> io::Result<()> {
+        Format::Llv.write(take, out, Default::default())
+    }
     use crate::take::tests_support::sample_take;
 
     fn gz(raw: &[u8]) -> Vec<u8> {

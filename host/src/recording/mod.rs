@@ -12,14 +12,15 @@ pub mod legacy;
 pub mod llv;
 pub mod native;
 pub mod pyrepr;
+pub mod stream;
 
-use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufWriter, Read, Write};
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 
 pub use format::Format;
+pub use stream::{FrameSink, Frames};
 
 use crate::output;
 use crate::take::Take;
@@ -49,74 +50,66 @@ pub struct Loaded {
     pub warnings: Vec<String>,
 }
 
-/// Reads a recording of any format from `path` (`-` is standard input).
+/// Reads a whole recording of any format from `path` (`-` is standard input)
+/// into memory; [`Frames::open`] reads it frame by frame instead.
 pub fn read(path: &Path, options: &ReadOptions) -> Result<Loaded> {
-    let name = display_name(path);
-    let mut bytes = Vec::new();
-    if is_stdio(path) {
-        io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .context("reading standard input")?;
-    } else {
-        File::open(path)
-            .and_then(|mut f| f.read_to_end(&mut bytes))
-            .with_context(|| format!("{name}: cannot read"))?;
-    }
-    let file = (!is_stdio(path)).then_some(path);
-    decode(&name, &bytes, file, options)
+    let mut frames = Frames::open(path, options)?;
+    collect(&mut frames)
 }
 
 /// Reads a recording of any format from memory with the default options; `name` is used in messages.
 pub fn read_bytes(name: &str, bytes: &[u8]) -> Result<Loaded> {
-    decode(name, bytes, None, &ReadOptions::default())
+    let mut frames = Frames::from_bytes(name, bytes.to_vec(), &ReadOptions::default())?;
+    collect(&mut frames)
 }
 
-/// Detects the format and reads; a CSV take found at `file` takes its identity
-/// from `take.json` or its file name where `options` leave it open.
-fn decode(name: &str, bytes: &[u8], file: Option<&Path>, options: &ReadOptions) -> Result<Loaded> {
-    // Editors on Windows may start a JSON file with a UTF-8 byte order mark.
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let format = Format::detect(bytes).with_context(|| name.to_string())?;
-    let options = match (format, file) {
-        (Format::Csv, Some(path)) => ReadOptions {
-            csv: csv::resolve_identity(path, &options.csv)?,
-            ..options.clone()
-        },
-        _ => options.clone(),
-    };
-    let mut warnings = Vec::new();
-    let take = format.read(name, bytes, &options, &mut warnings)?;
+fn collect(frames: &mut Frames) -> Result<Loaded> {
+    let take = frames.collect_take()?;
     Ok(Loaded {
-        format,
+        format: frames.format(),
         take,
-        warnings,
+        warnings: frames.warnings().to_vec(),
     })
 }
+
+/// Longest line a line-based recording may hold (a native line is at most
+/// 1032 characters, a legacy one a few thousand).
+pub const MAX_LINE: usize = 1 << 20;
 
 /// Runs `frame` on every line of a line-based recording, skipping blank and `#`
 /// lines. A failing line is an error naming file and line, except an unterminated
 /// last line (a killed recording), which becomes a warning and is skipped.
 fn each_line(
     name: &str,
-    bytes: &[u8],
+    input: &mut dyn BufRead,
     warnings: &mut Vec<String>,
     mut frame: impl FnMut(&[u8]) -> Result<(), String>,
 ) -> Result<()> {
-    let mut lines = bytes.split(|b| *b == b'\n').enumerate().peekable();
-    while let Some((index, raw)) = lines.next() {
-        let number = index + 1;
+    let mut raw = Vec::with_capacity(4096);
+    for number in 1.. {
+        raw.clear();
+        let got = input
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut raw)
+            .with_context(|| format!("{name}: line {number}: cannot read"))?;
+        if got == 0 {
+            break;
+        }
+        let terminated = raw.last() == Some(&b'\n');
+        if !terminated && raw.len() > MAX_LINE {
+            bail!("{name}: line {number}: longer than {MAX_LINE} bytes: not a recording");
+        }
         let text = raw.trim_ascii();
         if text.is_empty() || text.starts_with(b"#") {
             continue;
         }
         match frame(text) {
             Ok(()) => {}
-            Err(e) if lines.peek().is_none() => warnings.push(format!(
+            Err(e) if !terminated => warnings.push(format!(
                 "{name}: line {number}: partial last line ({} characters, no line end) skipped: {e}",
                 text.len()
             )),
-            Err(e) => anyhow::bail!("{name}: line {number}: {e}"),
+            Err(e) => bail!("{name}: line {number}: {e}"),
         }
     }
     Ok(())
@@ -169,6 +162,11 @@ pub fn load(path: &Path, options: &ReadOptions) -> Result<Loaded> {
         eprintln!("warning: {warning}");
     }
     Ok(loaded)
+}
+
+/// [`Frames::open`] for the commands: the frames of `path`, read as they are asked for.
+pub fn open(path: &Path, options: &ReadOptions) -> Result<Frames> {
+    Frames::open(path, options)
 }
 
 #[cfg(test)]

@@ -7,18 +7,23 @@ use llv_core::line::{self, MAX_LINE_LEN};
 use llv_core::packet::MAX_LEN;
 
 use super::each_line;
+use super::stream::{Emitter, FrameSink, Input};
+#[cfg(test)]
 use crate::take::Take;
 
 /// Reads every line; a bad line is an error naming file, line and field, except an
 /// unterminated last line (a killed recording), which becomes a warning and is skipped.
-pub fn read(name: &str, bytes: &[u8], warnings: &mut Vec<String>) -> Result<Take> {
-    let mut take = Take::with_capacity(bytes.len() / 430);
+pub fn read(
+    name: &str,
+    input: &mut Input,
+    emit: &mut Emitter,
+    warnings: &mut Vec<String>,
+) -> Result<()> {
     let mut packet = [0u8; MAX_LEN];
-    each_line(name, bytes, warnings, |text| {
+    each_line(name, &mut input.reader, warnings, |text| {
         let decoded = line::decode(text, &mut packet).map_err(|e| e.to_string())?;
-        take.push(decoded).map_err(|e| e.to_string())
-    })?;
-    Ok(take)
+        emit.frame(decoded)
+    })
 }
 
 /// Writes one packet as a line, newline included.
@@ -31,8 +36,37 @@ pub fn write_line(packet: &[u8], out: &mut dyn Write) -> io::Result<()> {
     out.write_all(&text[..=len])
 }
 
+/// Writes base64 lines, one per frame.
+pub struct Sink<'a> {
+    out: &'a mut dyn Write,
+    count: u64,
+}
+
+impl<'a> Sink<'a> {
+    /// A sink writing to `out`.
+    pub fn new(out: &'a mut dyn Write) -> Self {
+        Sink { out, count: 0 }
+    }
+}
+
+impl FrameSink for Sink<'_> {
+    fn push(&mut self, packet: &[u8]) -> io::Result<()> {
+        self.count += 1;
+        write_line(packet, self.out)
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    fn count(&self) -> u64 {
+        self.count
+    }
+}
+
 /// Writes the take as base64 lines.
-pub fn write(take: &Take, out: &mut dyn Write) -> io::Result<()> {
+#[cfg(test)]
+fn write(take: &Take, out: &mut dyn Write) -> io::Result<()> {
     take.packets().try_for_each(|p| write_line(p, out))
 }
 
@@ -41,6 +75,7 @@ mod tests {
     use super::*;
     use crate::recording::read_bytes;
     use crate::take::tests_support::sample_take;
+    use crate::take::Take;
 
     fn native(take: &Take) -> Vec<u8> {
         let mut out = Vec::new();

@@ -3,15 +3,15 @@
 //!
 //! - Every recording in the folder (any format `llv` reads; files starting
 //!   with `.` are skipped) is a take named after its file name without the
-//!   extension (1 to 32 bytes); where two files share a name, the native
+//!   extension (1 to 32 bytes); where two files share a name, the
 //!   `.gesichter` one is the take. Files are read again when they change.
 //! - A take's frame count, length and CRC are those of the take image
 //!   `llv flash` would build from it (core's one builder), so `llv flash`
 //!   checks an upload to `llv serve` as it checks one to the box.
 //! - An upload is received whole in memory, checked as the box checks it
-//!   (header, entries, CRC, name), and written as `NAME.gesichter` (native
-//!   lines, atomically); it replaces that file, not a recording of another
-//!   format with the same name (the native file is the take from then on).
+//!   (header, entries, CRC, name), and written as `NAME.gesichter` (LLV's
+//!   gzip, atomically); it replaces that file, not a recording of another
+//!   format with the same name (the `.gesichter` file is the take from then on).
 //! - Deleting a take deletes its file.
 //! - The settings live in `.llv-serve.json` in the folder; without it the
 //!   targets are 127.0.0.1:11111 (Unreal on the same laptop).
@@ -28,7 +28,7 @@ use llv_core::settings::{Settings, Target};
 use llv_core::take::{TakeHeader, TakeImage, NAME_LEN};
 
 use crate::boxctl::flash::image_of;
-use crate::recording::{self, native};
+use crate::recording::{self, Format, WriteOptions};
 use crate::take::Take;
 
 /// The settings file in the folder.
@@ -128,10 +128,10 @@ impl Folder {
             if !meta.is_file() {
                 continue;
             }
-            let native = path.extension().is_some_and(|e| e == "gesichter");
+            let preferred = path.extension().is_some_and(|e| e == "gesichter");
             match seen.get(&name) {
                 Some((other, _)) if other.extension().is_some_and(|e| e == "gesichter") => {}
-                Some(_) if !native => {}
+                Some(_) if !preferred => {}
                 _ => {
                     seen.insert(name, (path, meta));
                 }
@@ -324,7 +324,7 @@ impl TakeLibrary for Folder {
                 .map_err(|e| refused(ErrorCode::BadImage, format!("frame {i}: {e}")))?;
         }
         let path = self.dir.join(format!("{}.gesichter", up.name));
-        crate::output::write_file(&path, true, |out| native::write(&take, out))
+        recording::write(&path, Format::Llv, &take, WriteOptions::default(), true)
             .map_err(|e| refused(ErrorCode::Flash, format!("{e:#}")))?;
         self.rescan();
         Ok(header)

@@ -1,0 +1,174 @@
+//! Trimming: keep the frames from an in point up to, not including, an out
+//! point, given as a timecode, as seconds from the first frame, or as a frame
+//! index (0-based), as editors do (in inclusive, out exclusive). A timecode
+//! is read at each frame's own rate, and a frame belongs to the span its
+//! time (frame number plus subframe) falls in, so `--from 13:13:04:31` keeps a
+//! frame at `13:13:04:31.652` and `--to 13:13:04:31` drops it.
+
+use std::fmt;
+
+use anyhow::{anyhow, Result};
+use llv_core::time::{FrameTime, Timecode};
+
+use super::{Frame, Out, Stage};
+
+/// An in or out point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Point {
+    /// A timecode `HH:MM:SS:FF[.fff]` at the frame's own rate.
+    Timecode(Timecode),
+    /// Seconds from the first frame's time.
+    Seconds(f64),
+    /// A frame index, 0-based, in the stream being trimmed.
+    Index(u64),
+}
+
+impl fmt::Display for Point {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Point::Timecode(tc) => write!(f, "{tc}"),
+            Point::Seconds(s) => write!(f, "{s} s"),
+            Point::Index(i) => write!(f, "frame {i}"),
+        }
+    }
+}
+
+/// Where the frame at `index` with time `time` stands against `point`
+/// (`first` is the stream's first frame time): `Less` before it, else not.
+fn before(point: &Point, index: u64, time: &FrameTime, first: &FrameTime) -> Result<bool> {
+    Ok(match point {
+        Point::Index(i) => index < *i,
+        Point::Seconds(s) => {
+            let since = time
+                .seconds_since(first)
+                .ok_or_else(|| anyhow!("frame {index}: rate {} has no time", time.rate))?;
+            since < *s
+        }
+        Point::Timecode(tc) => {
+            let at = tc.to_frame_time(time.rate).map_err(|e| {
+                anyhow!(
+                    "timecode {tc} at the rate of frame {index} ({}): {e}",
+                    time.rate
+                )
+            })?;
+            (time.frame_number, f64::from(time.subframe))
+                < (at.frame_number, f64::from(at.subframe))
+        }
+    })
+}
+
+/// The trim stage.
+pub struct Trim {
+    from: Option<Point>,
+    to: Option<Point>,
+    index: u64,
+    first: Option<FrameTime>,
+    kept: u64,
+    span: Option<(FrameTime, FrameTime)>,
+}
+
+impl Trim {
+    /// Keeps frames at or after `from` and before `to` (either may be open).
+    pub fn new(from: Option<Point>, to: Option<Point>) -> Self {
+        Trim {
+            from,
+            to,
+            index: 0,
+            first: None,
+            kept: 0,
+            span: None,
+        }
+    }
+}
+
+impl Stage for Trim {
+    fn push(&mut self, frame: Frame, out: Out<'_>) -> Result<()> {
+        let index = self.index;
+        self.index += 1;
+        let first = *self.first.get_or_insert(frame.time);
+        let after_in = match &self.from {
+            Some(p) => !before(p, index, &frame.time, &first)?,
+            None => true,
+        };
+        let before_out = match &self.to {
+            Some(p) => before(p, index, &frame.time, &first)?,
+            None => true,
+        };
+        if after_in && before_out {
+            self.kept += 1;
+            self.span = Some((self.span.map_or(frame.time, |(f, _)| f), frame.time));
+            out(frame)?;
+        }
+        Ok(())
+    }
+
+    fn report(&self) -> String {
+        let from = self.from.map_or("the start".to_string(), |p| p.to_string());
+        let to = self.to.map_or("the end".to_string(), |p| p.to_string());
+        let span = match self.span {
+            Some((a, b)) => format!(
+                " ({} to {})",
+                a.timecode().map_or("-".into(), |t| t.to_string()),
+                b.timecode().map_or("-".into(), |t| t.to_string())
+            ),
+            None => String::new(),
+        };
+        format!(
+            "trim from {from} to {to}: kept {} of {} frames{span}",
+            self.kept, self.index
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edit::tests_support::{frame, run};
+    use llv_core::time::FrameRate;
+
+    #[test]
+    fn in_is_inclusive_out_exclusive_by_timecode_seconds_and_index() {
+        let rate = FrameRate::FPS_60;
+        let frames: Vec<Frame> = (0..120).map(|n| frame(3600 + n, rate, |_| 0.0)).collect();
+        let numbers = |t: &mut Trim| -> Vec<i32> {
+            run(t, frames.clone())
+                .iter()
+                .map(|f| f.time.frame_number)
+                .collect()
+        };
+        let tc = |s: &str| Some(Point::Timecode(Timecode::parse(s).unwrap()));
+        // 3600 frames at 60 fps = 00:01:00:00.
+        let mut t = Trim::new(tc("00:01:00:10"), tc("00:01:00:13"));
+        assert_eq!(numbers(&mut t), [3610, 3611, 3612]);
+        assert_eq!(
+            t.report(),
+            "trim from 00:01:00:10.000 to 00:01:00:13.000: kept 3 of 120 frames \
+             (00:01:00:10.000 to 00:01:00:12.000)"
+        );
+        let mut t = Trim::new(Some(Point::Seconds(1.0)), Some(Point::Seconds(1.05)));
+        assert_eq!(numbers(&mut t), [3660, 3661, 3662]);
+        let mut t = Trim::new(Some(Point::Index(118)), None);
+        assert_eq!(numbers(&mut t), [3718, 3719]);
+        let mut t = Trim::new(None, Some(Point::Index(2)));
+        assert_eq!(numbers(&mut t), [3600, 3601]);
+    }
+
+    #[test]
+    fn subframes_belong_to_their_frame() {
+        let mut f = frame(31, FrameRate::FPS_60, |_| 0.0);
+        f.time.subframe = 0.652;
+        let tc = |s: &str| Some(Point::Timecode(Timecode::parse(s).unwrap()));
+        assert_eq!(
+            run(&mut Trim::new(tc("00:00:00:31"), None), vec![f.clone()]).len(),
+            1
+        );
+        assert_eq!(
+            run(&mut Trim::new(None, tc("00:00:00:31")), vec![f.clone()]).len(),
+            0
+        );
+        assert_eq!(
+            run(&mut Trim::new(None, tc("00:00:00:31.700")), vec![f]).len(),
+            1
+        );
+    }
+}
