@@ -19,7 +19,7 @@ use crate::settings::{Setting, Settings, Target, MAX_CHANGES, MAX_TARGETS};
 use crate::take::NAME_LEN;
 
 /// The protocol version this code speaks.
-pub const PROTOCOL_VERSION: u16 = 3;
+pub const PROTOCOL_VERSION: u16 = 4;
 /// The UDP port Live Link receivers (Unreal, `llv record`) listen on by default.
 pub const LIVE_LINK_PORT: u16 = 11111;
 /// The box's TCP control port.
@@ -69,6 +69,8 @@ pub enum Request<'a> {
         total_len: u32,
         /// Image CRC from its header.
         crc32: u32,
+        /// Where the take goes: the box's flash or its card.
+        place: Place,
     },
     /// The image bytes at `offset` (chunks come in order, at most [`MAX_CHUNK`] bytes).
     UploadChunk {
@@ -161,6 +163,30 @@ pub struct TakeInfo {
     pub total_len: u32,
     /// Image CRC.
     pub crc32: u32,
+    /// Where it lives.
+    pub place: Place,
+}
+
+/// Where a take lives: the box's internal flash (a folder for `llv serve`)
+/// or its microSD card.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Place {
+    /// The box's internal flash (always there, small); `llv serve`'s folder.
+    #[default]
+    Internal,
+    /// The box's microSD card (hours of takes; may be pulled out).
+    Card,
+}
+
+impl Place {
+    /// The name `llv` shows: `flash` or `card`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Place::Internal => "flash",
+            Place::Card => "card",
+        }
+    }
 }
 
 /// What the box is playing.
@@ -220,6 +246,12 @@ pub enum FaultCode {
     WatchdogReset,
     /// The board runs on a fallback clock (timing less exact).
     ClockFallback,
+    /// The card was pulled out (a card take that played stopped); its takes
+    /// come back when it is inserted again.
+    CardRemoved,
+    /// The card is in but cannot be used (no FAT16/FAT32 volume, a read
+    /// error, or a take that does not check out): the detail says which.
+    CardUnusable,
 }
 
 /// The box's state.

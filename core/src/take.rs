@@ -287,6 +287,129 @@ impl ImageCrc {
     }
 }
 
+/// An image checked as its bytes stream by (an upload, a read of flash or a
+/// card file), without holding it: header, entries, lengths and CRC, the
+/// same checks as [`TakeImage::parse`].
+pub struct ImageCheck {
+    head: [u8; HEADER_LEN],
+    header: Option<TakeHeader>,
+    crc: ImageCrc,
+    seen: usize,
+    entry: [u8; ENTRY_LEN],
+    filled: usize,
+    index: u32,
+    previous: u32,
+    packets: u64,
+    error: Option<TakeError>,
+}
+
+impl Default for ImageCheck {
+    fn default() -> Self {
+        ImageCheck {
+            head: [0; HEADER_LEN],
+            header: None,
+            crc: ImageCrc::default(),
+            seen: 0,
+            entry: [0; ENTRY_LEN],
+            filled: 0,
+            index: 0,
+            previous: 0,
+            packets: 0,
+            error: None,
+        }
+    }
+}
+
+impl ImageCheck {
+    /// Feeds the next bytes of the image, from offset 0 on. The first error
+    /// found is kept (and returned) and later bytes are ignored.
+    pub fn update(&mut self, bytes: &[u8]) -> Result<(), TakeError> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let result = self.feed(bytes);
+        if let Err(e) = result {
+            self.error = Some(e);
+        }
+        result
+    }
+
+    fn feed(&mut self, bytes: &[u8]) -> Result<(), TakeError> {
+        self.crc.update(bytes);
+        for &byte in bytes {
+            let pos = self.seen;
+            self.seen += 1;
+            if pos < HEADER_LEN {
+                self.head[pos] = byte;
+                if pos + 1 == HEADER_LEN {
+                    self.header = Some(TakeHeader::parse(&self.head)?);
+                }
+                continue;
+            }
+            let Some(header) = &self.header else {
+                return Err(TakeError::Inconsistent);
+            };
+            if pos >= header.total_len as usize {
+                return Err(TakeError::LengthMismatch {
+                    expected: header.total_len,
+                    actual: self.seen as u32,
+                });
+            }
+            if pos < header.packets_offset() {
+                self.entry[self.filled] = byte;
+                self.filled += 1;
+                if self.filled == ENTRY_LEN {
+                    let e = FrameEntry::parse(&self.entry, self.index)?;
+                    if e.time_us < self.previous {
+                        return Err(TakeError::TimeGoesBack { frame: self.index });
+                    }
+                    self.previous = e.time_us;
+                    self.packets += u64::from(e.len);
+                    self.index += 1;
+                    self.filled = 0;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Bytes fed so far.
+    pub fn seen(&self) -> usize {
+        self.seen
+    }
+
+    /// The header, once its 64 bytes went by.
+    pub fn header(&self) -> Option<&TakeHeader> {
+        self.header.as_ref()
+    }
+
+    /// The verdict once every byte went by: the header of a valid image.
+    pub fn finish(self) -> Result<TakeHeader, TakeError> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let header = self.header.ok_or(TakeError::Inconsistent)?;
+        let total = header.total_len as usize;
+        if self.seen != total {
+            return Err(TakeError::LengthMismatch {
+                expected: header.total_len,
+                actual: self.seen as u32,
+            });
+        }
+        if header.packets_offset() as u64 + self.packets != total as u64 {
+            return Err(TakeError::Inconsistent);
+        }
+        let actual = self.crc.finalize();
+        if actual != header.crc32 {
+            return Err(TakeError::Crc {
+                expected: header.crc32,
+                actual,
+            });
+        }
+        Ok(header)
+    }
+}
+
 /// A whole image in memory, checked: header, entries, lengths and CRC.
 #[derive(Clone, Debug)]
 pub struct TakeImage<'a> {

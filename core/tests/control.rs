@@ -95,6 +95,7 @@ fn every_request_round_trips() {
             name: "dao",
             total_len: 123_456,
             crc32: 0xDEAD_BEEF,
+            place: Place::Card,
         },
         Request::UploadChunk {
             offset: u32::MAX,
@@ -125,6 +126,7 @@ fn every_response_round_trips_within_max_frame() {
                 frame_count: u32::MAX,
                 total_len: u32::MAX,
                 crc32: u32::MAX,
+                place: Place::Card,
             })
             .unwrap();
     }
@@ -285,9 +287,10 @@ fn every_request_has_its_documented_bytes() {
                 name: "dao",
                 total_len: 61_000,
                 crc32: 0xDEAD_BEEF,
+                place: Place::Card,
             },
             &[
-                0x03, 0x03, b'd', b'a', b'o', 0xc8, 0xdc, 0x03, 0xef, 0xfd, 0xb6, 0xf5, 0x0d,
+                0x03, 0x03, b'd', b'a', b'o', 0xc8, 0xdc, 0x03, 0xef, 0xfd, 0xb6, 0xf5, 0x0d, 0x01,
             ],
         ),
         (
@@ -365,6 +368,7 @@ fn every_response_has_its_documented_bytes() {
             frame_count: 180,
             total_len: 61_000,
             crc32: 0xDEAD_BEEF,
+            place: Place::Internal,
         })
         .unwrap();
     let status = Status {
@@ -425,7 +429,7 @@ fn every_response_has_its_documented_bytes() {
             Response::List { takes },
             &[
                 0x04, 0x01, 0x03, b'd', b'a', b'o', 0xb4, 0x01, 0xc8, 0xdc, 0x03, 0xef, 0xfd, 0xb6,
-                0xf5, 0x0d,
+                0xf5, 0x0d, 0x00, // place: Internal
             ],
         ),
         (
@@ -475,6 +479,8 @@ fn error_and_fault_codes_keep_their_indexes() {
         FaultCode::FactoryReset,
         FaultCode::WatchdogReset,
         FaultCode::ClockFallback,
+        FaultCode::CardRemoved,
+        FaultCode::CardUnusable,
     ];
     for (i, code) in faults.iter().enumerate() {
         assert_eq!(body(code), [i as u8], "{code:?}");

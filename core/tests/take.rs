@@ -1,7 +1,7 @@
 //! Take image: building, checking, streaming CRC and every error.
 
 use llv_core::packet::{FaceFrame, MAX_LEN};
-use llv_core::take::{
+use llv_core::take::{ImageCheck, 
     image_len, FrameEntry, ImageCrc, ImageWriter, TakeError, TakeHeader, TakeImage, HEADER_LEN,
 };
 use llv_core::time::{FrameRate, FrameTime};
@@ -67,6 +67,44 @@ fn streaming_crc_in_any_pieces_matches() {
             crc.update(chunk);
         }
         assert_eq!(crc.finalize(), header.crc32, "pieces of {piece}");
+    }
+}
+
+/// The streaming check's verdict on `img` fed in pieces of `piece` bytes.
+fn streamed(img: &[u8], piece: usize) -> Result<TakeHeader, TakeError> {
+    let mut check = ImageCheck::default();
+    for chunk in img.chunks(piece) {
+        if check.update(chunk).is_err() {
+            break;
+        }
+    }
+    check.finish()
+}
+
+#[test]
+fn streaming_check_agrees_with_parse() {
+    let img = image(3);
+    let header = TakeHeader::parse(&img).unwrap();
+    let mut corrupt = Vec::new();
+    for at in [0, 8, 10, 44, HEADER_LEN + 12, HEADER_LEN + 16, img.len() - 1] {
+        let mut bad = img.clone();
+        bad[at] ^= 0x41;
+        corrupt.push(bad);
+    }
+    corrupt.push(img[..img.len() - 1].to_vec());
+    let mut longer = img.clone();
+    longer.push(0);
+    corrupt.push(longer);
+    for piece in [1, 7, 64, 100, img.len() + 1] {
+        assert_eq!(streamed(&img, piece), Ok(header.clone()), "pieces of {piece}");
+        for bad in &corrupt {
+            let parsed = TakeImage::parse(bad).map(|i| i.header().clone());
+            let streamed = streamed(bad, piece);
+            assert!(streamed.is_err(), "pieces of {piece}: accepted a bad image");
+            if !matches!(parsed, Err(TakeError::LengthMismatch { .. })) {
+                assert_eq!(streamed, parsed, "pieces of {piece}");
+            }
+        }
     }
 }
 

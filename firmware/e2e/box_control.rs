@@ -62,6 +62,7 @@ fn power_cut_during_an_upload_leaves_the_first_take_intact() {
         name: "cut",
         total_len: 40 * 1024,
         crc32: 0x1234_5678,
+        place: llv_core::control::Place::Internal,
     });
     assert_eq!(exchange(&mut s, &begin).unwrap(), Response::Ok);
     for i in 0..20u32 {

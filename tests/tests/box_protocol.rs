@@ -381,6 +381,7 @@ fn garbage_oversized_and_old_hosts_get_errors_and_the_box_goes_on() {
         name: "half",
         total_len: 5000,
         crc32: 1,
+        place: llv_core::control::Place::Internal,
     });
     assert_eq!(exchange(&mut s, &begin), Response::Ok);
     let chunk = framed(&Request::UploadChunk {

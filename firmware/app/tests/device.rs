@@ -281,6 +281,7 @@ fn upload_while_playing(limits: Limits) -> (Recorder, Instant, Duration) {
         name: "big",
         total_len: big_header.total_len,
         crc32: big_header.crc32,
+        place: llv_core::control::Place::Internal,
     });
     for (i, chunk) in big.chunks(1024).enumerate() {
         push(&Request::UploadChunk {

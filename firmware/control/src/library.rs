@@ -15,7 +15,9 @@ use core::fmt::Write;
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::{String, Vec};
 use llv_box_store::{Store, StoreError, StoreFault, TakeReader, Unreadable};
-use llv_core::control::{bounded, ErrorCode, Fault, FaultCode, TakeInfo, DETAIL_LEN, MAX_TAKES};
+use llv_core::control::{
+    bounded, ErrorCode, Fault, FaultCode, Place, TakeInfo, DETAIL_LEN, MAX_TAKES,
+};
 use llv_core::settings::Settings;
 use llv_core::take::TakeHeader;
 
@@ -76,12 +78,13 @@ pub trait TakeLibrary {
     /// Opens the take named `name` (`NotFound` naming it if there is none).
     fn open(&self, name: &str) -> Result<Self::Take, Refusal>;
     /// Starts receiving a take image (`docs/take-image.md`) of `total_len`
-    /// bytes whose CRC is `crc32`; returns the upload's id.
+    /// bytes whose CRC is `crc32` for `place`; returns the upload's id.
     async fn begin_upload(
         &mut self,
         name: &str,
         total_len: u32,
         crc32: u32,
+        place: Place,
     ) -> Result<u32, Refusal>;
     /// The image's bytes at `offset` (chunks in order).
     async fn write_chunk(&mut self, id: u32, offset: u32, data: &[u8]) -> Result<(), Refusal>;
@@ -106,8 +109,8 @@ pub trait TakeLibrary {
     fn used_bytes(&self) -> u32;
     /// Bytes free for takes.
     fn free_bytes(&self) -> u32;
-    /// What is wrong with the library, for `Status`.
-    fn fault(&self) -> Option<Fault>;
+    /// What is wrong with the library, for `Status`, most important first.
+    fn faults(&self) -> Vec<Fault, 2>;
     /// Whether the stored settings are unreadable: the token is unknown and
     /// the box answers only `Status`, `List` and `GetSettings`.
     fn locked(&self) -> bool;
@@ -129,7 +132,11 @@ impl<F: NorFlash> TakeLibrary for Store<F> {
         name: &str,
         total_len: u32,
         crc32: u32,
+        place: Place,
     ) -> Result<u32, Refusal> {
+        if place == Place::Card {
+            return Err(no_card());
+        }
         Store::begin_upload(self, name, total_len, crc32)
             .await
             .map_err(store_error)
@@ -181,8 +188,8 @@ impl<F: NorFlash> TakeLibrary for Store<F> {
         Store::free_bytes(self)
     }
 
-    fn fault(&self) -> Option<Fault> {
-        Store::fault(self).map(store_fault)
+    fn faults(&self) -> Vec<Fault, 2> {
+        Store::fault(self).map(store_fault).into_iter().collect()
     }
 
     fn locked(&self) -> bool {
@@ -190,8 +197,13 @@ impl<F: NorFlash> TakeLibrary for Store<F> {
     }
 }
 
+/// The refusal of an upload to a card where there is none.
+pub fn no_card() -> Refusal {
+    Refusal::new(ErrorCode::Invalid, "no card here: upload to flash")
+}
+
 /// What Status says of a store fault.
-fn store_fault(fault: StoreFault) -> Fault {
+pub fn store_fault(fault: StoreFault) -> Fault {
     let (code, detail) = match fault {
         StoreFault::Layout => (
             FaultCode::StoreUnusable,
@@ -213,7 +225,8 @@ fn store_fault(fault: StoreFault) -> Fault {
     Fault { code, detail }
 }
 
-fn store_error<E: core::fmt::Debug>(e: StoreError<E>) -> Refusal {
+/// A store error in the protocol's terms.
+pub fn store_error<E: core::fmt::Debug>(e: StoreError<E>) -> Refusal {
     let code = match e {
         StoreError::Flash(_) => ErrorCode::Flash,
         StoreError::NotFound => ErrorCode::NotFound,
@@ -234,7 +247,7 @@ fn store_error<E: core::fmt::Debug>(e: StoreError<E>) -> Refusal {
 }
 
 /// Like [`store_error`], naming the take when it is missing.
-fn take_error<E: core::fmt::Debug>(e: StoreError<E>, name: &str) -> Refusal {
+pub fn take_error<E: core::fmt::Debug>(e: StoreError<E>, name: &str) -> Refusal {
     match e {
         StoreError::NotFound => not_found(name),
         other => store_error(other),

@@ -534,6 +534,9 @@ fn takes_json(j: &mut Json<'_>, takes: &[TakeInfo]) {
         j.key("name");
         j.string(&t.name);
         number(j, "frames", u64::from(t.frame_count));
+        j.raw(",");
+        j.key("place");
+        j.string(t.place.as_str());
         j.raw("}");
         if j.overflowed() {
             j.reset(mark);
@@ -557,6 +560,8 @@ fn fault_name(code: FaultCode) -> &'static str {
         FaultCode::FactoryReset => "FactoryReset",
         FaultCode::WatchdogReset => "WatchdogReset",
         FaultCode::ClockFallback => "ClockFallback",
+        FaultCode::CardRemoved => "CardRemoved",
+        FaultCode::CardUnusable => "CardUnusable",
     }
 }
 

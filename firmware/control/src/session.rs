@@ -17,7 +17,7 @@
 
 use heapless::{String, Vec};
 use llv_core::control::{
-    bounded, decode, encode, ErrorCode, Fault, Playing, Request, Response, Status, MAX_FAULTS,
+    bounded, decode, encode, ErrorCode, Fault, Place, Playing, Request, Response, Status, MAX_FAULTS,
     MAX_FRAME, MAX_RESPONSE, PREFIX_LEN, PROTOCOL_VERSION,
 };
 use llv_core::settings::{Settings, Target, TOKEN_LEN};
@@ -80,6 +80,8 @@ pub enum Pending<'r> {
         total_len: u32,
         /// Image CRC.
         crc32: u32,
+        /// Flash or card.
+        place: Place,
     },
     /// Write a chunk of this connection's upload.
     Chunk {
@@ -243,12 +245,12 @@ impl Session {
             Request::Hello { protocol, token } => done(self.hello(protocol, token, library)?),
             Request::Status => {
                 let mut faults = device.faults();
-                if let Some(f) = library.fault() {
-                    // The library's fault matters most: it goes first.
+                // The library's faults matter most: they go first.
+                for (i, f) in library.faults().into_iter().enumerate() {
                     if faults.is_full() {
                         faults.pop();
                     }
-                    let _ = faults.insert(0, f);
+                    let _ = faults.insert(i, f);
                 }
                 done(Response::Status(Status {
                     firmware: bounded(self.firmware),
@@ -267,10 +269,12 @@ impl Session {
                 name,
                 total_len,
                 crc32,
+                place,
             } => Ok(Step::Wait(Pending::Begin {
                 name,
                 total_len,
                 crc32,
+                place,
             })),
             Request::UploadChunk { offset, data } => {
                 let id = self.upload.ok_or_else(no_upload)?;
@@ -348,11 +352,12 @@ impl Session {
                 name,
                 total_len,
                 crc32,
+                place,
             } => {
                 if let Some(id) = self.upload.take() {
                     library.abort_upload(id);
                 }
-                let begun = library.begin_upload(name, *total_len, *crc32).await;
+                let begun = library.begin_upload(name, *total_len, *crc32, *place).await;
                 begun.map(|id| self.upload = Some(id))
             }
             Pending::Chunk { id, offset, data } => library.write_chunk(*id, *offset, data).await,

@@ -114,6 +114,7 @@ fn an_unfinished_upload_ends_with_its_connection() {
         name: "cut",
         total_len: header.total_len,
         crc32: header.crc32,
+        place: llv_core::control::Place::Internal,
     }));
     input.extend(frame(&Request::UploadChunk {
         offset: 0,
@@ -219,6 +220,7 @@ fn an_erasing_chunk_waits_for_the_players_read_ahead_at_most_a_second() {
         name: "big",
         total_len: header.total_len,
         crc32: header.crc32,
+        place: llv_core::control::Place::Internal,
     }));
     // The first chunk erases the extent's first block; the second, within
     // the same 1 KiB block, erases nothing; the third starts the next block.

@@ -74,6 +74,7 @@ fn upload_requests(b: &mut TestBox, s: &mut Session, image: &[u8]) -> Response {
             name: &h.name,
             total_len: h.total_len,
             crc32: h.crc32,
+            place: llv_core::control::Place::Internal,
         },
     );
     assert_eq!(r, Response::Ok);
@@ -229,6 +230,7 @@ fn bad_uploads_map_to_clear_codes() {
             name: "big",
             total_len: 1 << 20,
             crc32: 0,
+            place: llv_core::control::Place::Internal,
         },
     );
     let Response::Error { code: c, detail } = r else {
@@ -248,6 +250,7 @@ fn bad_uploads_map_to_clear_codes() {
             name: "dao",
             total_len: h.total_len,
             crc32: h.crc32,
+            place: llv_core::control::Place::Internal,
         },
     );
     let mut other = Session::new("0.1.0");

@@ -20,12 +20,10 @@ use core::fmt;
 
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::{String, Vec};
-use llv_core::control::{TakeInfo, MAX_TAKES};
+use llv_core::control::{Place, TakeInfo, MAX_TAKES};
 use llv_core::packet::MIN_LEN;
 use llv_core::settings::Settings;
-use llv_core::take::{
-    FrameEntry, ImageCrc, TakeError, TakeHeader, ENTRY_LEN, HEADER_LEN, NAME_LEN,
-};
+use llv_core::take::{ImageCheck, TakeError, TakeHeader, HEADER_LEN, NAME_LEN};
 
 use crate::layout::{Begin, COMMIT_AT, IMAGE_AT, SETTINGS_BLOCKS, UNIT};
 use crate::settings_log::{Log, SaveError, Unreadable, RECORD_MAX};
@@ -329,10 +327,7 @@ impl<F: NorFlash> Store<F> {
             }
             .into());
         }
-        let entries_end = header.packets_offset();
-        let mut crc = ImageCrc::default();
-        let mut entry = [0u8; ENTRY_LEN];
-        let (mut filled, mut index, mut previous, mut sum) = (0usize, 0u32, 0u32, 0usize);
+        let mut check = ImageCheck::default();
         let mut buf = [0u8; READ_CHUNK];
         let mut offset = 0usize;
         let total = begin.total_len as usize;
@@ -344,38 +339,10 @@ impl<F: NorFlash> Store<F> {
                 // would otherwise hold the executor through a whole image.
                 embassy_futures::yield_now().await;
             }
-            crc.update(&buf[..n]);
-            for (i, byte) in buf[..n].iter().enumerate() {
-                let pos = offset + i;
-                if pos < HEADER_LEN || pos >= entries_end {
-                    continue;
-                }
-                entry[filled] = *byte;
-                filled += 1;
-                if filled == ENTRY_LEN {
-                    let e = FrameEntry::parse(&entry, index)?;
-                    if e.time_us < previous {
-                        return Err(TakeError::TimeGoesBack { frame: index }.into());
-                    }
-                    previous = e.time_us;
-                    sum += usize::from(e.len);
-                    index += 1;
-                    filled = 0;
-                }
-            }
+            check.update(&buf[..n])?;
             offset += n;
         }
-        if entries_end + sum != total {
-            return Err(TakeError::Inconsistent.into());
-        }
-        let actual = crc.finalize();
-        if actual != header.crc32 {
-            return Err(TakeError::Crc {
-                expected: header.crc32,
-                actual,
-            }
-            .into());
-        }
+        let header = check.finish()?;
         // A begin record inside the image would list as a take once this one is deleted.
         let extent = at - IMAGE_AT;
         for k in 1..begin.blocks(self.block) {
@@ -399,6 +366,7 @@ impl<F: NorFlash> Store<F> {
                 frame_count: e.header.frame_count,
                 total_len: e.header.total_len,
                 crc32: e.header.crc32,
+                place: Place::Internal,
             })
             .collect()
     }

@@ -1,0 +1,91 @@
+//! A card image in a host file (`std` only): what `llv card` writes and
+//! reads, and the host tests' card. The same [`Card`] code as on the box
+//! runs over it, through a [`Port`] served from the file.
+
+use std::boxed::Box;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+
+use embassy_futures::select::{select, Either};
+
+use crate::card::{Card, Scanned};
+use crate::port::{serve, BlockError, Blocks, Link, Port, BLOCK};
+use crate::MountToken;
+
+/// A card image file; `inserted` false makes it a slot with no card.
+pub struct ImageFile {
+    file: File,
+    blocks: u64,
+    /// Whether the card is in the slot.
+    pub inserted: bool,
+}
+
+impl ImageFile {
+    /// The image in `file` (whole 512-byte blocks).
+    pub fn new(file: File) -> std::io::Result<Self> {
+        let blocks = file.metadata()?.len() / BLOCK as u64;
+        Ok(ImageFile {
+            file,
+            blocks,
+            inserted: true,
+        })
+    }
+
+    fn at(&mut self, block: u64) -> Result<(), BlockError> {
+        if !self.inserted {
+            return Err(BlockError::Removed);
+        }
+        if block >= self.blocks {
+            return Err(BlockError::Failed);
+        }
+        self.file
+            .seek(SeekFrom::Start(block * BLOCK as u64))
+            .map(drop)
+            .map_err(|_| BlockError::Failed)
+    }
+}
+
+impl Blocks for ImageFile {
+    async fn present(&mut self) -> Option<u64> {
+        self.inserted.then_some(self.blocks)
+    }
+
+    async fn read(&mut self, block: u64, buf: &mut [u8; BLOCK]) -> Result<(), BlockError> {
+        self.at(block)?;
+        self.file.read_exact(buf).map_err(|_| BlockError::Failed)
+    }
+
+    async fn write(&mut self, block: u64, buf: &[u8; BLOCK]) -> Result<(), BlockError> {
+        self.at(block)?;
+        self.file.write_all(buf).map_err(|_| BlockError::Failed)
+    }
+}
+
+/// Mounts the card in `image`, scans it through (`seen` hears every file's
+/// verdict), runs `body` on it and unmounts it (writing what it changed).
+/// Blocks the thread; for hosts (`llv card`, tests) only.
+pub fn on_image<R>(
+    image: &mut ImageFile,
+    mut seen: impl FnMut(&Scanned),
+    body: impl AsyncFnOnce(&mut Card<Port<'_>>) -> R,
+) -> R {
+    let link = Link::new();
+    let tokens: &'static mut [MountToken; 1] = Box::leak(Box::new([MountToken::new()]));
+    let work = async {
+        let mut card = Card::new(Port::new(&link), tokens.iter_mut());
+        loop {
+            let scanned = card.step(true).await;
+            seen(&scanned);
+            if matches!(scanned, Scanned::Done | Scanned::Idle) && !card.scanning() {
+                break;
+            }
+        }
+        let result = body(&mut card).await;
+        let _ = card.unmount().await;
+        result
+    };
+    match embassy_futures::block_on(select(serve(&link, image), work)) {
+        Either::First(never) => never,
+        Either::Second(result) => result,
+    }
+}
