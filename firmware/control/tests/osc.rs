@@ -318,7 +318,7 @@ fn a_token_is_needed_as_over_the_binary_protocol_and_guessing_is_locked_out() {
         &msg("/llv/connect", &[Arg::Str("s3cret")]),
     );
     assert_eq!(r[0].1["status"], "ok");
-    assert_eq!(r[0].1["data"]["protocol"], 3);
+    assert_eq!(r[0].1["data"]["protocol"], llv_core::control::PROTOCOL_VERSION);
     // The second wrong token doubles the wait.
     advance(Duration::from_millis(600));
     d.ask("/llv/connect", &[Arg::Str("guess")]);
