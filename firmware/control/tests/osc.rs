@@ -217,7 +217,7 @@ fn play_stop_status_and_takes_run_the_session_and_answer_in_json() {
     assert!(status["data"]["used_bytes"].as_u64().unwrap() > 0);
 
     let takes = d.ask("/llv/takes", &[]);
-    assert_eq!(takes["data"], json!([{"name": "dao", "frames": 3}]));
+    assert_eq!(takes["data"], json!([{"name": "dao", "frames": 3, "place": "flash"}]));
 
     d.ask("/llv/stop", &[]);
     assert!(d.device.playing.is_none());
