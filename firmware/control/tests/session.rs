@@ -110,7 +110,7 @@ fn hello_first_and_protocol_mismatch_are_refused_clearly() {
         panic!("{r:?}")
     };
     assert_eq!(code, ErrorCode::ProtocolMismatch);
-    assert_eq!(detail.as_str(), "box speaks protocol 3, host 4");
+    assert_eq!(detail.as_str(), "box speaks protocol 4, host 5");
     assert_eq!(
         code_of_status(&mut b, &mut s),
         Some(ErrorCode::Unauthorized)
