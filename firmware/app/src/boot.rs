@@ -17,7 +17,9 @@ use embassy_sync::mutex::Mutex;
 use crate::config::NetPolicy;
 use crate::fmt::{info, warning};
 use crate::net::with_stored_address;
-use crate::stored::SharedStore;
+use crate::stored::SharedShelf;
+use llv_box_card::{Card, Slot};
+use llv_box_control::Shelf;
 
 /// What the board knows about this power-up.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -33,9 +35,10 @@ pub struct PowerUp {
 /// The store, the network policy and the faults a power-up ends with (a
 /// board keeps it in a static: the box's tasks borrow it, so no task's
 /// future holds a copy of the store).
-pub struct Booted<F> {
-    /// The take store, shared by the control session, the show doors and the player.
-    pub store: SharedStore<F>,
+pub struct Booted<F, D: Slot> {
+    /// The take library (the store on flash and the card), shared by the
+    /// control session, the show doors, the card's keeper and the player.
+    pub store: SharedShelf<F, D>,
     /// The stored settings the box uses (those that pass the rules).
     pub settings: Settings,
     /// How the network comes up.
@@ -45,13 +48,15 @@ pub struct Booted<F> {
 }
 
 /// Mounts the store on `region` of `flash`, applies `power_up`, and returns it
-/// with `policy` changed to the stored static address if it is usable.
-pub async fn mount_store<F: NorFlash>(
+/// beside `card` (mounted later, by the card's keeper) with `policy` changed
+/// to the stored static address if it is usable.
+pub async fn mount_store<F: NorFlash, D: Slot>(
     flash: F,
     region: Range<u32>,
+    card: Card<D>,
     policy: NetPolicy,
     power_up: PowerUp,
-) -> Booted<F> {
+) -> Booted<F, D> {
     let mut store = Store::mount(flash, region).await;
     let mut faults = Vec::new();
     let mut fault = |code, detail: &str| {
@@ -101,7 +106,7 @@ pub async fn mount_store<F: NorFlash>(
     Booted {
         net: with_stored_address(policy, usable.address.as_ref()),
         settings: usable,
-        store: Mutex::new(store),
+        store: Mutex::new(Shelf { store, card }),
         faults,
     }
 }

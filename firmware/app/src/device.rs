@@ -19,7 +19,8 @@ use embedded_storage_async::nor_flash::NorFlash;
 use heapless::String;
 use heapless::Vec;
 use llv_box_control::Device;
-use llv_box_store::TakeReader;
+use llv_box_card::Slot;
+use llv_box_control::{ShelfTake, Take, TakeLibrary};
 use llv_core::control::{Fault, FaultCode, Playing, MAX_FAULTS};
 use llv_core::settings::{Loops, Settings, Target, BOX_NAME_LEN, MAX_TARGETS};
 
@@ -27,13 +28,13 @@ use crate::fmt::{info, warning};
 use crate::player::{play, PlayReport};
 use crate::ring::FrameRing;
 use crate::sink::PacketSink;
-use crate::stored::{SharedStore, StoreSource, SubjectCell, READ_AHEAD};
+use crate::stored::{SharedShelf, StoreSource, SubjectCell, READ_AHEAD};
 
 /// What the player is told to do; a newer command replaces one not yet taken.
 enum Command {
     /// Play a stored take, replacing what plays.
     Play {
-        reader: TakeReader,
+        reader: ShelfTake,
         targets: Vec<Target, MAX_TARGETS>,
         loops: Loops,
     },
@@ -121,7 +122,7 @@ impl BoxState {
     }
 
     /// Tells the player to play `reader`'s take, replacing what plays.
-    pub fn request_play(&self, reader: TakeReader, targets: &[Target], loop_count: u32) {
+    pub fn request_play(&self, reader: ShelfTake, targets: &[Target], loop_count: u32) {
         self.commands.signal(Command::Play {
             reader,
             targets: targets.iter().take(MAX_TARGETS).copied().collect(),
@@ -169,8 +170,8 @@ pub struct BoxDevice<'a> {
     pub state: &'a BoxState,
 }
 
-impl Device<TakeReader> for BoxDevice<'_> {
-    fn play(&mut self, take: TakeReader, targets: &[Target], loop_count: u32) {
+impl Device<ShelfTake> for BoxDevice<'_> {
+    fn play(&mut self, take: ShelfTake, targets: &[Target], loop_count: u32) {
         self.state.request_play(take, targets, loop_count);
     }
 
@@ -210,8 +211,8 @@ impl Device<TakeReader> for BoxDevice<'_> {
 
 /// Plays what is commanded, one take at a time, forever. A new command
 /// cancels the playback in progress wherever it waits.
-pub async fn run_player<F: NorFlash, K: PacketSink>(
-    store: &SharedStore<F>,
+pub async fn run_player<F: NorFlash, D: Slot, K: PacketSink>(
+    store: &SharedShelf<F, D>,
     state: &BoxState,
     sink: &mut K,
 ) -> ! {
@@ -275,7 +276,11 @@ pub async fn run_player<F: NorFlash, K: PacketSink>(
 
 /// At power-up: plays the autoplay take of `settings` (the stored ones the box
 /// uses), if it exists, to their targets.
-pub async fn autoplay<F: NorFlash>(store: &SharedStore<F>, state: &BoxState, settings: &Settings) {
+pub async fn autoplay<F: NorFlash, D: Slot>(
+    store: &SharedShelf<F, D>,
+    state: &BoxState,
+    settings: &Settings,
+) {
     let store = store.lock().await;
     state.apply_settings(settings);
     let Some(auto) = &settings.autoplay else {
@@ -285,7 +290,7 @@ pub async fn autoplay<F: NorFlash>(store: &SharedStore<F>, state: &BoxState, set
         warning!("autoplay {=str}: no targets configured", auto.take.as_str());
         return;
     }
-    match store.reader(&auto.take) {
+    match store.open(&auto.take) {
         Ok(reader) => {
             info!("autoplay {=str}", auto.take.as_str());
             state.request_play(reader, &settings.targets, auto.loop_count);

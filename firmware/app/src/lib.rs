@@ -5,7 +5,7 @@
 //! its take store with [`boot::mount_store`] (factory reset, stored settings
 //! checked, faults noted), and then calls either [`session::run_store`]: bring
 //! the network up ([`net`]), autoplay, play what the control port
-//! ([`listener`], [`device`]) and show tools over OSC ([`show`], which also
+//! ([`listener`], [`device`]), keep the card ([`card`]) and show tools over OSC ([`show`], which also
 //! answers mDNS) ask for from the store, read ahead ([`stored`],
 //! [`ring`]), to one socket per target ([`sink`]), and keep the watchdog fed
 //! while all is well ([`health`]); or [`session::run`]: play one take (the
@@ -16,6 +16,7 @@
 mod fmt;
 
 pub mod boot;
+pub mod card;
 #[cfg(feature = "builtin")]
 pub mod builtin;
 pub mod config;

@@ -18,7 +18,8 @@ use embassy_sync::signal::Signal;
 use embassy_time::{Duration, Instant};
 use embedded_storage_async::nor_flash::NorFlash;
 use llv_box_control::{serve_connection, ConnectionBuffers, Control};
-use llv_box_store::Store;
+use llv_box_card::Slot as CardSlot;
+use llv_box_control::Shelf;
 use llv_core::control::CONTROL_PORT;
 
 use crate::device::{BoxDevice, BoxState};
@@ -88,9 +89,9 @@ impl Slot {
 }
 
 /// Serves control connections forever.
-pub async fn serve<F: NorFlash>(
+pub async fn serve<F: NorFlash, D: CardSlot>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, Store<F>>,
+    control: &Control<'_, CriticalSectionRawMutex, Shelf<F, D>>,
     state: &BoxState,
     buffers: &mut ControlBuffers,
 ) -> ! {
@@ -103,9 +104,9 @@ pub async fn serve<F: NorFlash>(
 }
 
 /// Serves one connection after another on slot `me`'s socket.
-async fn listen<F: NorFlash>(
+async fn listen<F: NorFlash, D: CardSlot>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, Store<F>>,
+    control: &Control<'_, CriticalSectionRawMutex, Shelf<F, D>>,
     state: &BoxState,
     slots: &[Slot; LISTENERS],
     me: usize,

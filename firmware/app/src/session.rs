@@ -1,15 +1,17 @@
 //! One power-up of the box: network up, then either the configured playback
 //! of one take ([`run`]) or the box with its store ([`run_store`]).
 
-use embassy_futures::select::{select, select3, Either, Either3};
+use embassy_futures::select::{select, select4, Either, Either4};
 use embassy_net::udp::BindError;
 use embassy_net::Stack;
 use embedded_storage_async::nor_flash::NorFlash;
+use llv_box_card::Slot;
 
 use llv_box_control::{Control, Penalties, LIMITS};
 
 use crate::boot::Booted;
 use crate::config::BoxConfig;
+use crate::card::keep_card;
 use crate::device::{autoplay, run_player, BoxState};
 use crate::fmt::{info, warning};
 use crate::health::{keep, Watchdog};
@@ -73,15 +75,17 @@ pub struct BoxParts<'a, W> {
     pub control: &'a mut ControlBuffers,
     /// OSC and mDNS.
     pub show: &'a mut ShowBuffers,
+    /// Whether a card is in the slot (false on a box without one).
+    pub card_present: &'a dyn Fn() -> bool,
 }
 
 /// The box with its store: brings the network up per `booted.net`, starts the
 /// autoplay take if the settings name one, then plays what is asked, serves
 /// control connections and show tools (OSC, mDNS) and keeps the watchdog
 /// fed, forever. Returns only if the UDP sockets cannot be bound.
-pub async fn run_store<F: NorFlash, W: Watchdog>(
+pub async fn run_store<F: NorFlash, D: Slot, W: Watchdog>(
     stack: Stack<'_>,
-    booted: &Booted<F>,
+    booted: &Booted<F, D>,
     parts: BoxParts<'_, W>,
 ) -> BindError {
     let BoxParts {
@@ -91,6 +95,7 @@ pub async fn run_store<F: NorFlash, W: Watchdog>(
         sockets: buffers,
         control,
         show: show_buffers,
+        card_present,
     } = parts;
     let Booted {
         store,
@@ -123,14 +128,18 @@ pub async fn run_store<F: NorFlash, W: Watchdog>(
         };
         autoplay(store, &state, settings).await;
         info!("control port {}", llv_core::control::CONTROL_PORT);
-        match select3(
+        match select4(
             run_player(store, &state, &mut sink),
             serve(stack, &ports, &state, control),
             show::serve(stack, &ports, &state, &identity, show_buffers),
+            keep_card(store, &state, settings, card_present),
         )
         .await
         {
-            Either3::First(never) | Either3::Second(never) | Either3::Third(never) => never,
+            Either4::First(never)
+            | Either4::Second(never)
+            | Either4::Third(never)
+            | Either4::Fourth(never) => never,
         }
     };
     match select(keeper, rest).await {

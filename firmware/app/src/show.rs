@@ -23,7 +23,8 @@ use llv_box_control::osc::{
     serve_osc_connection, OscBuffers, ReplySink, UdpDoor, MAX_PACKET, MAX_REPLY, PUSH_POLL,
 };
 use llv_box_control::{mdns, Control};
-use llv_box_store::Store;
+use llv_box_card::Slot;
+use llv_box_control::Shelf;
 use llv_core::control::CONTROL_PORT;
 use llv_core::settings::BOX_NAME_LEN;
 use llv_core::take::NAME_LEN;
@@ -136,9 +137,9 @@ impl ReplySink for Sender<'_, '_> {
 }
 
 /// Serves OSC on UDP and TCP and answers mDNS, forever.
-pub async fn serve<F: NorFlash>(
+pub async fn serve<F: NorFlash, D: Slot>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, Store<F>>,
+    control: &Control<'_, CriticalSectionRawMutex, Shelf<F, D>>,
     state: &BoxState,
     identity: &Identity<'_>,
     buffers: &mut ShowBuffers,
@@ -212,9 +213,9 @@ pub async fn serve<F: NorFlash>(
 }
 
 /// Serves one OSC connection after another on one socket.
-async fn listen<F: NorFlash>(
+async fn listen<F: NorFlash, D: Slot>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, Store<F>>,
+    control: &Control<'_, CriticalSectionRawMutex, Shelf<F, D>>,
     state: &BoxState,
     port: u16,
     memory: &mut TcpMemory,
@@ -247,9 +248,9 @@ async fn listen<F: NorFlash>(
 
 /// The mDNS responder: joins the group, announces the box, answers queries,
 /// and announces again whenever its records change.
-async fn respond<F: NorFlash>(
+async fn respond<F: NorFlash, D: Slot>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, Store<F>>,
+    control: &Control<'_, CriticalSectionRawMutex, Shelf<F, D>>,
     state: &BoxState,
     identity: &Identity<'_>,
     (rx_meta, rx, tx_meta, tx): (
@@ -274,7 +275,7 @@ async fn respond<F: NorFlash>(
     loop {
         if Instant::now() >= next_check {
             next_check = Instant::now() + ANNOUNCE_CHECK;
-            free = control.library.lock().await.free_bytes();
+            free = control.library.lock().await.store.free_bytes();
         }
         // The records as they are when a query comes (name, address and
         // take from the box's state; the free space as of the last check).

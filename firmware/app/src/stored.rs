@@ -1,28 +1,31 @@
-//! A take in the box's store as a [`FrameSource`], read ahead into a
-//! [`FrameRing`]: whenever the store is free the ring is topped up, so an
-//! erase or a write that holds the store (an upload, a delete, a settings
-//! save: a second or more per 128 KiB on the STM32H7) never delays a frame
-//! the ring holds. Each frame's subject is renamed when the settings ask.
+//! A take in the box's library (flash or card) as a [`FrameSource`], read
+//! ahead into a [`FrameRing`]: whenever the library is free the ring is
+//! topped up, a few frames at a time and for at most [`TOP_UP_WAIT`], so an
+//! erase or a write that holds the library (an upload, a delete, a settings
+//! save: a second or more per 128 KiB on the STM32H7) or a card's latency
+//! spike never delays a frame the ring holds. Each frame's subject is
+//! renamed when the settings ask.
 
 use core::cell::RefCell;
 use core::sync::atomic::{AtomicBool, Ordering};
 
-use embassy_futures::select::{select, Either};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::blocking_mutex::Mutex as BlockingMutex;
 use embassy_sync::mutex::Mutex;
-use embassy_time::{Duration, Timer};
+use embassy_time::{with_timeout, Duration};
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::String;
-use llv_box_store::{Store, TakeReader};
+use llv_box_card::Slot;
+use llv_box_control::{Shelf, ShelfTake, Take};
 use llv_core::packet::{FaceFrame, MAX_LEN};
 use llv_core::settings::SUBJECT_LEN;
 
 use crate::ring::FrameRing;
 use crate::source::{Frame, FrameSource};
 
-/// The store shared by the control session and the player.
-pub type SharedStore<F> = Mutex<CriticalSectionRawMutex, Store<F>>;
+/// The library (flash store and card) shared by the control session, the
+/// show doors, the card's keeper and the player.
+pub type SharedShelf<F, D> = Mutex<CriticalSectionRawMutex, Shelf<F, D>>;
 
 /// The subject every sent frame gets, if renamed; changed by the settings at any time.
 pub type SubjectCell = BlockingMutex<CriticalSectionRawMutex, RefCell<Option<String<SUBJECT_LEN>>>>;
@@ -38,8 +41,9 @@ pub const READ_AHEAD: usize = 48 * 1024;
 /// holds the virtual CPU for milliseconds).
 const TOP_UP: usize = 24;
 
-/// How long a frame's read waits for the store to top up the ring (the frame
-/// is in hand, and due about a frame period later).
+/// How long a frame's read may spend topping up the ring, waiting for the
+/// library and reading (the frame is in hand, and due about a frame period
+/// later); a read cut short leaves the frames read so far in the ring.
 const TOP_UP_WAIT: Duration = Duration::from_millis(4);
 
 /// Why a stored frame could not be played.
@@ -48,14 +52,16 @@ const TOP_UP_WAIT: Duration = Duration::from_millis(4);
 pub enum StoredError {
     /// The take is gone (deleted or replaced) or unreadable.
     Read,
+    /// The take's card was pulled out.
+    CardRemoved,
     /// The renamed packet does not decode or no longer fits a packet.
     Rename,
 }
 
 /// Frames of a stored take, through a read-ahead ring.
-pub struct StoreSource<'a, F, const N: usize> {
-    store: &'a SharedStore<F>,
-    reader: TakeReader,
+pub struct StoreSource<'a, F, D: Slot, const N: usize> {
+    store: &'a SharedShelf<F, D>,
+    reader: ShelfTake,
     ring: &'a mut FrameRing<N>,
     /// Index of the frame at the front of the ring.
     front: u32,
@@ -66,12 +72,12 @@ pub struct StoreSource<'a, F, const N: usize> {
     short: &'a AtomicBool,
 }
 
-impl<'a, F: NorFlash, const N: usize> StoreSource<'a, F, N> {
+impl<'a, F: NorFlash, D: Slot, const N: usize> StoreSource<'a, F, D, N> {
     /// Plays `reader`'s take from `store` through `ring`, renamed per
     /// `subject`; `short` follows whether the ring could take more frames.
     pub fn new(
-        store: &'a SharedStore<F>,
-        reader: TakeReader,
+        store: &'a SharedShelf<F, D>,
+        reader: ShelfTake,
         ring: &'a mut FrameRing<N>,
         subject: &'a SubjectCell,
         short: &'a AtomicBool,
@@ -91,7 +97,7 @@ impl<'a, F: NorFlash, const N: usize> StoreSource<'a, F, N> {
 
     /// Reads frames into the ring while it can take the largest packet: up to
     /// [`TOP_UP`] frames, or as many as fit when it is empty (a start).
-    async fn fill(&mut self, store: &mut Store<F>) -> Result<(), StoredError> {
+    async fn fill(&mut self, shelf: &mut Shelf<F, D>) -> Result<(), StoredError> {
         let mut raw = [0u8; MAX_LEN];
         let count = self.reader.header().frame_count;
         let most = if self.ring.is_empty() {
@@ -103,19 +109,30 @@ impl<'a, F: NorFlash, const N: usize> StoreSource<'a, F, N> {
             if !self.ring.fits(MAX_LEN) {
                 break;
             }
-            let (entry, packet) = self
-                .reader
-                .packet(store, self.fetch, &mut raw)
-                .await
-                .map_err(|_| StoredError::Read)?;
-            self.ring.push(entry.time_us, packet);
+            let (time_us, len) = match &mut self.reader {
+                ShelfTake::Flash(reader) => reader
+                    .packet(&mut shelf.store, self.fetch, &mut raw)
+                    .await
+                    .map(|(entry, packet)| (entry.time_us, packet.len()))
+                    .map_err(|_| StoredError::Read)?,
+                ShelfTake::Card(reader) => shelf
+                    .card
+                    .packet(reader, self.fetch, &mut raw)
+                    .await
+                    .map(|entry| (entry.time_us, usize::from(entry.len)))
+                    .map_err(|e| match e {
+                        llv_box_card::CardError::Removed => StoredError::CardRemoved,
+                        _ => StoredError::Read,
+                    })?,
+            };
+            self.ring.push(time_us, &raw[..len]);
             self.fetch = next(self.fetch, count);
         }
         Ok(())
     }
 }
 
-impl<F: NorFlash, const N: usize> FrameSource for StoreSource<'_, F, N> {
+impl<F: NorFlash, D: Slot, const N: usize> FrameSource for StoreSource<'_, F, D, N> {
     type Error = StoredError;
 
     fn frame_count(&self) -> u32 {
@@ -143,11 +160,15 @@ impl<F: NorFlash, const N: usize> FrameSource for StoreSource<'_, F, N> {
         }
         let mut raw = [0u8; MAX_LEN];
         let (time_us, len) = self.ring.pop(&mut raw).ok_or(StoredError::Read)?;
-        // Top up, waiting a moment for a store busy with a short write (an
-        // upload's chunk); an erase outlasts the wait and the ring plays on.
-        if let Either::First(mut store) = select(self.store.lock(), Timer::after(TOP_UP_WAIT)).await
-        {
-            self.fill(&mut store).await?;
+        // Top up, for a moment at most: a library busy with a short write
+        // (an upload's chunk) lets it in; an erase or a card's stall outlasts
+        // it and the ring plays on.
+        let top_up = async {
+            let mut shelf = self.store.lock().await;
+            self.fill(&mut shelf).await
+        };
+        if let Ok(filled) = with_timeout(TOP_UP_WAIT, top_up).await {
+            filled?;
         }
         self.short.store(self.ring.fits(MAX_LEN), Ordering::Relaxed);
         self.front = next(index, self.frame_count());

@@ -15,6 +15,7 @@
 //! - [`json`]: the JSON writer of the OSC replies.
 //! - [`mdns`]: the mDNS/DNS-SD responder's records and answers (the box is
 //!   found as `NAME.local`, `_llv._tcp`, `_osc._udp`).
+//! - [`shelf`]: the box's library, flash and card as one ([`Shelf`]).
 //! - [`penalty`]: the growing delay for wrong tokens, per source.
 //! - `mock` (feature `mock`): a [`Device`] that records what it was asked.
 #![no_std]
@@ -33,8 +34,10 @@ pub mod mock;
 pub mod osc;
 pub mod penalty;
 pub mod session;
+pub mod shelf;
 
 pub use connection::{serve_connection, ConnectionBuffers, Control, Ended, Limits, LIMITS};
 pub use library::{Refusal, Take, TakeLibrary};
 pub use penalty::Penalties;
 pub use session::{Device, Session};
+pub use shelf::{Shelf, ShelfTake};

@@ -4,6 +4,10 @@
 //! - `flash=PATH`: the host file holding the flash (else the built-in take);
 //! - `erase_ms=N`: the modelled time of one block erase of that flash
 //!   (default: the STM32H7's 1100 ms; 0 for none);
+//! - `card=PATH`: a FAT image in a host file, the box's microSD card (the
+//!   slot is empty while `PATH.out` exists); `card_stall_ms=N` and
+//!   `card_stall_every_ms=M` make every card read in the first N ms of each
+//!   M ms wait until then;
 //! - `factory_reset=on`: clear the stored settings at power-up, keep the
 //!   takes (what holding the NUCLEO's USER button does);
 //! - `hang_after_ms=N` (feature `test-faults` only): N ms after a boot that
@@ -21,6 +25,12 @@ pub struct BoardKeys {
     pub flash: Option<Vec<u8, CMDLINE_MAX>>,
     /// `erase_ms=`.
     pub erase_time: Duration,
+    /// `card=`: the image's path and its removal file's, NUL-terminated.
+    pub card: Option<(Vec<u8, CMDLINE_MAX>, Vec<u8, CMDLINE_MAX>)>,
+    /// `card_stall_ms=`.
+    pub card_stall: Duration,
+    /// `card_stall_every_ms=`.
+    pub card_stall_every: Duration,
     /// `factory_reset=on`.
     pub factory_reset: bool,
     /// `hang_after_ms=`.
@@ -34,6 +44,9 @@ pub fn split(line: &str) -> Result<(BoardKeys, String<CMDLINE_MAX>), &str> {
     let mut keys = BoardKeys {
         flash: None,
         erase_time: ERASE_TIME,
+        card: None,
+        card_stall: Duration::from_ticks(0),
+        card_stall_every: Duration::from_secs(3),
         factory_reset: false,
         #[cfg(feature = "test-faults")]
         hang_after: None,
@@ -46,6 +59,25 @@ pub fn split(line: &str) -> Result<(BoardKeys, String<CMDLINE_MAX>), &str> {
             let _ = bytes.extend_from_slice(path.as_bytes());
             let _ = bytes.push(0);
             keys.flash = Some(bytes);
+            continue;
+        }
+        if let Some(path) = word.strip_prefix("card=") {
+            let mut image = Vec::new();
+            let mut out = Vec::new();
+            // The line fits CMDLINE_MAX; a word, ".out" and a NUL may not.
+            image.extend_from_slice(path.as_bytes()).map_err(|_| word)?;
+            image.push(0).map_err(|_| word)?;
+            out.extend_from_slice(path.as_bytes()).map_err(|_| word)?;
+            out.extend_from_slice(b".out\0").map_err(|_| word)?;
+            keys.card = Some((image, out));
+            continue;
+        }
+        if let Some(ms) = word.strip_prefix("card_stall_ms=") {
+            keys.card_stall = millis(ms).ok_or(word)?;
+            continue;
+        }
+        if let Some(ms) = word.strip_prefix("card_stall_every_ms=") {
+            keys.card_stall_every = millis(ms).filter(|d| d.as_ticks() > 0).ok_or(word)?;
             continue;
         }
         if let Some(ms) = word.strip_prefix("erase_ms=") {

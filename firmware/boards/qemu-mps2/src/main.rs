@@ -37,9 +37,11 @@ use llv_box::session::{self, BoxParts, SessionError};
 use llv_box::show::ShowBuffers;
 use llv_box::sink::SocketBuffers;
 use llv_box::{builtin, health, BoxConfig};
+use llv_box_card::{Card, Link, MountToken, Port};
 use llv_box_store::MaybeFlash;
 use llv_core::settings::StaticAddress;
 use llv_hal_mps2::executor::Executor;
+use llv_hal_mps2::file_card::{FileCard, Stalls};
 use llv_hal_mps2::file_flash::{self, FileFlash};
 use llv_hal_mps2::lan9118::Lan9118;
 use llv_hal_mps2::watchdog::{self, ResetCause, Watchdog};
@@ -52,6 +54,12 @@ const SOCKETS: usize = llv_box::SOCKETS;
 
 /// The take store's flash: the host file, or none if it could not be opened.
 type BoxFlash = MaybeFlash<FileFlash>;
+
+/// The card slot's link between the file system and the card's worker.
+static CARD: Link = Link::new();
+
+/// Card mounts per power-up (one per insertion).
+const MOUNTS: usize = 16;
 
 /// Firmware name and version, as `Status` reports it.
 const FIRMWARE: &str = concat!("llv-box-qemu ", env!("CARGO_PKG_VERSION"));
@@ -94,12 +102,19 @@ async fn boot(spawner: Spawner) {
         watchdog_reset: reset_cause == ResetCause::Watchdog,
         clock_fallback: false,
     };
-    let booted = match keys.flash {
+    let booted = match &keys.flash {
         Some(path) => {
-            let flash = open(&path, keys.erase_time);
+            let flash = open(path, keys.erase_time);
             let region = 0..file_flash::CAPACITY as u32;
-            static BOOTED: StaticCell<Booted<BoxFlash>> = StaticCell::new();
-            let booted = BOOTED.init(boot::mount_store(flash, region, config.net, power_up).await);
+            static TOKENS: StaticCell<[MountToken; MOUNTS]> = StaticCell::new();
+            let tokens = TOKENS.init([const { MountToken::new() }; MOUNTS]);
+            let card = Card::new(Port::new(&CARD), tokens.iter_mut());
+            if let Some((image, out)) = &keys.card {
+                start_card(spawner, image, out, &keys);
+            }
+            static BOOTED: StaticCell<Booted<BoxFlash, Port<'static>>> = StaticCell::new();
+            let booted =
+                BOOTED.init(boot::mount_store(flash, region, card, config.net, power_up).await);
             config.net = booted.net;
             Some(&*booted)
         }
@@ -175,6 +190,35 @@ fn open(path: &[u8], erase_time: Duration) -> BoxFlash {
     }
 }
 
+/// Opens the card image and starts its worker (a card that cannot be
+/// opened is logged: the slot stays empty).
+fn start_card(spawner: Spawner, image: &[u8], out: &[u8], keys: &BoardKeys) {
+    static PATHS: StaticCell<([u8; semihosting::CMDLINE_MAX], [u8; semihosting::CMDLINE_MAX])> =
+        StaticCell::new();
+    let paths = PATHS.init(([0; semihosting::CMDLINE_MAX], [0; semihosting::CMDLINE_MAX]));
+    paths.0[..image.len()].copy_from_slice(image);
+    paths.1[..out.len()].copy_from_slice(out);
+    let (Ok(image), Ok(out)) = (
+        CStr::from_bytes_until_nul(&paths.0[..]),
+        CStr::from_bytes_until_nul(&paths.1[..]),
+    ) else {
+        return;
+    };
+    let stalls = (keys.card_stall.as_ticks() > 0).then_some(Stalls {
+        stall: keys.card_stall,
+        every: keys.card_stall_every,
+    });
+    match FileCard::open(image, out, stalls) {
+        Some(card) => spawner.spawn(card_task(card).unwrap()),
+        None => defmt::error!("card image: cannot open it; the slot stays empty"),
+    }
+}
+
+#[embassy_executor::task]
+async fn card_task(mut card: FileCard<'static>) -> ! {
+    llv_box_card::serve(&CARD, &mut card).await
+}
+
 /// The CMSDK watchdog as the box's health keeper feeds it.
 struct Cmsdk(Watchdog);
 
@@ -185,7 +229,11 @@ impl health::Watchdog for Cmsdk {
 }
 
 #[embassy_executor::task]
-async fn store_task(stack: Stack<'static>, booted: &'static Booted<BoxFlash>, mac: [u8; 6]) {
+async fn store_task(
+    stack: Stack<'static>,
+    booted: &'static Booted<BoxFlash, Port<'static>>,
+    mac: [u8; 6],
+) {
     let mut buffers = SocketBuffers::new();
     let mut control = ControlBuffers::new();
     let mut show = ShowBuffers::new();
@@ -198,6 +246,7 @@ async fn store_task(stack: Stack<'static>, booted: &'static Booted<BoxFlash>, ma
         sockets: &mut buffers,
         control: &mut control,
         show: &mut show,
+        card_present: &|| CARD.blocks() > 0,
     };
     let e = session::run_store(stack, booted, parts).await;
     defmt::error!("cannot bind the UDP sockets: {}", e);

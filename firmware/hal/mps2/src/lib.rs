@@ -23,6 +23,7 @@
 #![warn(missing_docs)]
 
 pub mod executor;
+pub mod file_card;
 pub mod file_flash;
 pub mod interrupt;
 pub mod lan9118;

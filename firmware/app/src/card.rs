@@ -1,0 +1,50 @@
+//! The card's keeper: mounts a card that comes in and checks its takes a
+//! piece at a time ([`llv_box_card::Card::step`]), letting the player and
+//! the doors at the library between pieces; notices a card pulled out; and
+//! plays the autoplay take once the first card scan since power-up found it.
+
+use embassy_time::{Duration, Timer};
+use embedded_storage_async::nor_flash::NorFlash;
+use llv_box_card::{Scanned, Slot};
+use llv_core::settings::Settings;
+
+use crate::device::{autoplay, BoxState};
+use crate::fmt::{info, warning};
+use crate::stored::SharedShelf;
+
+/// How often the keeper looks at the slot when there is nothing to scan.
+pub const LOOK_EVERY: Duration = Duration::from_millis(250);
+
+/// Keeps the card forever (see the module docs).
+pub async fn keep_card<F: NorFlash, D: Slot>(
+    shelf: &SharedShelf<F, D>,
+    state: &BoxState,
+    settings: &Settings,
+    present: &dyn Fn() -> bool,
+) -> ! {
+    let mut autoplayed = false;
+    loop {
+        let scanned = shelf.lock().await.card.step(present()).await;
+        match scanned {
+            Scanned::Reading => embassy_futures::yield_now().await,
+            Scanned::Checked { file, verdict } => {
+                match verdict {
+                    Ok(header) => info!("card: {=str} is \"{=str}\"", file.as_str(), header.name.as_str()),
+                    Err(_) => warning!("card: {=str} not listed", file.as_str()),
+                }
+                embassy_futures::yield_now().await;
+            }
+            Scanned::Done => {
+                info!("card scanned");
+                let on_card = settings.autoplay.as_ref().is_some_and(|a| {
+                    shelf.try_lock().is_ok_and(|s| s.card.reader(&a.take).is_some())
+                });
+                if !autoplayed && on_card && state.playing().is_none() {
+                    autoplay(shelf, state, settings).await;
+                }
+                autoplayed = true;
+            }
+            Scanned::Idle => Timer::after(LOOK_EVERY).await,
+        }
+    }
+}
