@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::boxctl::{control as boxctl, flash};
+use crate::boxctl::{card, control as boxctl, flash};
 use crate::commands::{
     convert, docs, edit, import, info, play, plot, record, remap, retarget, sequence, tc,
 };
@@ -50,8 +50,10 @@ enum Command {
     Completions(docs::CompletionsArgs),
     /// Print the man page llv(1), or write every command's page into a folder.
     Man(docs::ManArgs),
-    /// Upload a recording to the box as a take.
+    /// Upload a recording to the box as a take (to its flash or its card).
     Flash(flash::FlashArgs),
+    /// Write, list and check takes on a microSD card for the box (a folder or a FAT image).
+    Card(card::CardArgs),
     /// Ask or tell the box: status, list, play, stop, delete, config.
     #[command(name = "box")]
     BoxCtl(boxctl::BoxArgs),
@@ -82,6 +84,7 @@ pub fn main() -> ExitCode {
         Command::Completions(args) => done(docs::completions(&args)),
         Command::Man(args) => done(docs::man(&args)),
         Command::Flash(args) => done(flash::run(&args)),
+        Command::Card(args) => done(card::run(&args)),
         Command::BoxCtl(args) => done(boxctl::run(&args)),
         Command::Serve(args) => done(serve::run(&args)),
         Command::Discover(args) => done(discover::run(&args)),

@@ -322,11 +322,18 @@ fn print_list(takes: &[TakeInfo]) {
         println!("no takes stored");
         return;
     }
-    println!("{:<32}  {:>8}  {:>10}  CRC32", "NAME", "FRAMES", "BYTES");
+    println!(
+        "{:<32}  {:<5}  {:>8}  {:>10}  CRC32",
+        "NAME", "PLACE", "FRAMES", "BYTES"
+    );
     for t in takes {
         println!(
-            "{:<32}  {:>8}  {:>10}  {:08x}",
-            t.name, t.frame_count, t.total_len, t.crc32
+            "{:<32}  {:<5}  {:>8}  {:>10}  {:08x}",
+            t.name,
+            t.place.as_str(),
+            t.frame_count,
+            t.total_len,
+            t.crc32
         );
     }
 }

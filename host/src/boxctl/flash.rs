@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use llv_core::control::{Request, Response, MAX_CHUNK};
+use llv_core::control::{Place, Request, Response, MAX_CHUNK};
 use llv_core::take::{build_image, image_len, BuildError, NAME_LEN};
 use llv_core::time::FrameRate;
 use serde::Serialize;
@@ -30,9 +30,20 @@ pub struct FlashArgs {
     pub token: TokenArgs,
     #[command(flatten)]
     pub read: ReadArgs,
+    /// Where the take goes on the box: its flash or its microSD card.
+    #[arg(long, value_name = "flash|card", default_value = "flash", value_parser = place)]
+    pub to: Place,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+fn place(text: &str) -> Result<Place, String> {
+    match text {
+        "flash" => Ok(Place::Internal),
+        "card" => Ok(Place::Card),
+        _ => Err(format!("{text:?}: flash or card")),
+    }
 }
 
 /// What `llv flash --json` prints.
@@ -43,6 +54,7 @@ struct Flashed {
     bytes: u32,
     crc32: u32,
     r#box: String,
+    place: Place,
 }
 
 /// Runs `llv flash`.
@@ -61,17 +73,22 @@ pub fn run(args: &FlashArgs) -> Result<()> {
 
     let token = args.token.token()?;
     let mut client = BoxClient::connect(&args.box_addr, token.as_deref())?;
-    upload(&mut client, &name, &image, header.crc32)?;
+    upload(&mut client, &name, &image, header.crc32, args.to)?;
     let Response::List { takes } = client.call(&Request::List)? else {
         bail!("the box answered List with something else");
     };
     let listed = takes.iter().find(|t| t.name == name.as_str());
     match listed {
-        Some(t) if t.crc32 == header.crc32 && t.total_len == header.total_len => {}
+        Some(t)
+            if t.crc32 == header.crc32
+                && t.total_len == header.total_len
+                && t.place == args.to => {}
         Some(t) => bail!(
-            "the box lists {name} with CRC {:08x} and {} bytes, uploaded {:08x} and {} bytes",
+            "the box lists {name} on its {} with CRC {:08x} and {} bytes, uploaded to its {} {:08x} and {} bytes",
+            t.place.as_str(),
             t.crc32,
             t.total_len,
+            args.to.as_str(),
             header.crc32,
             header.total_len
         ),
@@ -83,23 +100,36 @@ pub fn run(args: &FlashArgs) -> Result<()> {
         bytes: header.total_len,
         crc32: header.crc32,
         r#box: client.addr().to_string(),
+        place: args.to,
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&flashed)?);
     } else {
         println!(
-            "flashed {} to {}: {} frames, {} bytes, CRC {:08x}",
-            flashed.name, flashed.r#box, flashed.frames, flashed.bytes, flashed.crc32
+            "flashed {} to {} ({}): {} frames, {} bytes, CRC {:08x}",
+            flashed.name,
+            flashed.r#box,
+            flashed.place.as_str(),
+            flashed.frames,
+            flashed.bytes,
+            flashed.crc32
         );
     }
     Ok(())
 }
 
-fn upload(client: &mut BoxClient, name: &str, image: &[u8], crc32: u32) -> Result<()> {
+fn upload(
+    client: &mut BoxClient,
+    name: &str,
+    image: &[u8],
+    crc32: u32,
+    place: Place,
+) -> Result<()> {
     client.call(&Request::UploadBegin {
         name,
         total_len: image.len() as u32,
         crc32,
+        place,
     })?;
     let bar = ProgressBar::new(image.len() as u64).with_style(
         ProgressStyle::with_template("{msg} [{bar:40}] {bytes}/{total_bytes} {eta}")?

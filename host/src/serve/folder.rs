@@ -23,7 +23,7 @@ use std::time::SystemTime;
 
 use heapless::Vec as Bounded;
 use llv_box_control::library::{not_found, Refusal, Take as LibraryTake, TakeLibrary};
-use llv_core::control::{ErrorCode, Fault, TakeInfo, LIVE_LINK_PORT, MAX_TAKES};
+use llv_core::control::{ErrorCode, Fault, Place, TakeInfo, LIVE_LINK_PORT, MAX_TAKES};
 use llv_core::settings::{Settings, Target};
 use llv_core::take::{TakeHeader, TakeImage, NAME_LEN};
 
@@ -212,6 +212,7 @@ impl TakeLibrary for Folder {
                 frame_count: t.header.frame_count,
                 total_len: t.header.total_len,
                 crc32: t.header.crc32,
+                place: Place::Internal,
             })
             .collect()
     }
@@ -229,7 +230,11 @@ impl TakeLibrary for Folder {
         name: &str,
         total_len: u32,
         crc32: u32,
+        place: Place,
     ) -> Result<u32, Refusal> {
+        if place == Place::Card {
+            return Err(llv_box_control::library::no_card());
+        }
         if let Some(other) = &self.upload {
             return Err(refused(
                 ErrorCode::UploadOrder,
@@ -370,8 +375,8 @@ impl TakeLibrary for Folder {
         u32::MAX
     }
 
-    fn fault(&self) -> Option<Fault> {
-        None
+    fn faults(&self) -> Bounded<Fault, 2> {
+        Bounded::new()
     }
 
     fn locked(&self) -> bool {
