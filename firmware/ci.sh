@@ -28,7 +28,7 @@ cargo build --release -p llv-box-nucleo
 step "clippy llv-box (host, with tests)"
 cargo clippy -p llv-box --all-targets --features builtin --target "$host" -- -D warnings
 step "clippy llv-box-store and llv-box-control (host, with tests; and for the board with defmt)"
-cargo clippy -p llv-box-store -p llv-box-control -p llv-hal-stm32h7 --all-targets --target "$host" -- -D warnings
+cargo clippy -p llv-box-store -p llv-box-control -p llv-box-card -p llv-hal-stm32h7 --all-targets --features llv-box-card/std --target "$host" -- -D warnings
 cargo clippy -p llv-box-store -p llv-box-control --features llv-box-store/defmt,llv-box-control/defmt -- -D warnings
 step "clippy llv-hal-mps2"
 cargo clippy --release -p llv-hal-mps2 -- -D warnings
@@ -39,7 +39,7 @@ step "clippy llv-box-nucleo"
 cargo clippy --release -p llv-box-nucleo --all-targets -- -D warnings
 
 step "host tests: llv-box, llv-box-control, llv-box-store, llv-hal-stm32h7 ($host)"
-cargo test -p llv-box -p llv-box-control -p llv-box-store -p llv-hal-stm32h7 --features llv-box/builtin --target "$host"
+cargo test -p llv-box -p llv-box-control -p llv-box-store -p llv-box-card -p llv-hal-stm32h7 --features llv-box/builtin,llv-box-card/std --target "$host"
 
 step "NUCLEO-H743ZI2 image size"
 python3 tools/elf_size.py target/thumbv7em-none-eabihf/release/llv-box-nucleo

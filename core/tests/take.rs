@@ -1,8 +1,9 @@
 //! Take image: building, checking, streaming CRC and every error.
 
 use llv_core::packet::{FaceFrame, MAX_LEN};
-use llv_core::take::{ImageCheck, 
-    image_len, FrameEntry, ImageCrc, ImageWriter, TakeError, TakeHeader, TakeImage, HEADER_LEN,
+use llv_core::take::{
+    image_len, FrameEntry, ImageCheck, ImageCrc, ImageWriter, TakeError, TakeHeader, TakeImage,
+    HEADER_LEN,
 };
 use llv_core::time::{FrameRate, FrameTime};
 
@@ -86,7 +87,15 @@ fn streaming_check_agrees_with_parse() {
     let img = image(3);
     let header = TakeHeader::parse(&img).unwrap();
     let mut corrupt = Vec::new();
-    for at in [0, 8, 10, 44, HEADER_LEN + 12, HEADER_LEN + 16, img.len() - 1] {
+    for at in [
+        0,
+        8,
+        10,
+        44,
+        HEADER_LEN + 12,
+        HEADER_LEN + 16,
+        img.len() - 1,
+    ] {
         let mut bad = img.clone();
         bad[at] ^= 0x41;
         corrupt.push(bad);
@@ -96,7 +105,11 @@ fn streaming_check_agrees_with_parse() {
     longer.push(0);
     corrupt.push(longer);
     for piece in [1, 7, 64, 100, img.len() + 1] {
-        assert_eq!(streamed(&img, piece), Ok(header.clone()), "pieces of {piece}");
+        assert_eq!(
+            streamed(&img, piece),
+            Ok(header.clone()),
+            "pieces of {piece}"
+        );
         for bad in &corrupt {
             let parsed = TakeImage::parse(bad).map(|i| i.header().clone());
             let streamed = streamed(bad, piece);

@@ -29,7 +29,11 @@ pub async fn keep_card<F: NorFlash, D: Slot>(
             Scanned::Reading => embassy_futures::yield_now().await,
             Scanned::Checked { file, verdict } => {
                 match verdict {
-                    Ok(header) => info!("card: {=str} is \"{=str}\"", file.as_str(), header.name.as_str()),
+                    Ok(header) => info!(
+                        "card: {=str} is \"{=str}\"",
+                        file.as_str(),
+                        header.name.as_str()
+                    ),
                     Err(_) => warning!("card: {=str} not listed", file.as_str()),
                 }
                 embassy_futures::yield_now().await;
@@ -37,7 +41,9 @@ pub async fn keep_card<F: NorFlash, D: Slot>(
             Scanned::Done => {
                 info!("card scanned");
                 let on_card = settings.autoplay.as_ref().is_some_and(|a| {
-                    shelf.try_lock().is_ok_and(|s| s.card.reader(&a.take).is_some())
+                    shelf
+                        .try_lock()
+                        .is_ok_and(|s| s.card.reader(&a.take).is_some())
                 });
                 if !autoplayed && on_card && state.playing().is_none() {
                     autoplay(shelf, state, settings).await;

@@ -16,9 +16,9 @@
 mod fmt;
 
 pub mod boot;
-pub mod card;
 #[cfg(feature = "builtin")]
 pub mod builtin;
+pub mod card;
 pub mod config;
 pub mod device;
 pub mod health;

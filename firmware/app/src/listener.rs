@@ -17,9 +17,9 @@ use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
 use embassy_time::{Duration, Instant};
 use embedded_storage_async::nor_flash::NorFlash;
-use llv_box_control::{serve_connection, ConnectionBuffers, Control};
 use llv_box_card::Slot as CardSlot;
 use llv_box_control::Shelf;
+use llv_box_control::{serve_connection, ConnectionBuffers, Control};
 use llv_core::control::CONTROL_PORT;
 
 use crate::device::{BoxDevice, BoxState};

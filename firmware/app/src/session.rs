@@ -10,8 +10,8 @@ use llv_box_card::Slot;
 use llv_box_control::{Control, Penalties, LIMITS};
 
 use crate::boot::Booted;
-use crate::config::BoxConfig;
 use crate::card::keep_card;
+use crate::config::BoxConfig;
 use crate::device::{autoplay, run_player, BoxState};
 use crate::fmt::{info, warning};
 use crate::health::{keep, Watchdog};

@@ -19,12 +19,12 @@ use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_time::{with_timeout, Duration, Instant, Timer};
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::String;
+use llv_box_card::Slot;
 use llv_box_control::osc::{
     serve_osc_connection, OscBuffers, ReplySink, UdpDoor, MAX_PACKET, MAX_REPLY, PUSH_POLL,
 };
-use llv_box_control::{mdns, Control};
-use llv_box_card::Slot;
 use llv_box_control::Shelf;
+use llv_box_control::{mdns, Control};
 use llv_core::control::CONTROL_PORT;
 use llv_core::settings::BOX_NAME_LEN;
 use llv_core::take::NAME_LEN;

@@ -12,9 +12,11 @@ use embassy_time::{Duration, Instant, Timer};
 use embedded_storage_async::nor_flash::{NorFlash, ReadNorFlash};
 use llv_box::device::{run_player, BoxDevice, BoxState};
 use llv_box::health::STALL_LIMIT;
-use llv_box::stored::SharedStore;
+use llv_box::stored::SharedShelf;
+use llv_box_card::{Card, Link, Port};
 use llv_box_control::mock::ScriptedStream;
 use llv_box_control::{serve_connection, ConnectionBuffers, Control, Limits, Penalties, LIMITS};
+use llv_box_control::{Shelf, ShelfTake};
 use llv_box_store::mock::{synthetic_image, MockFlash};
 use llv_box_store::Store;
 use llv_core::control::{encode, Request, Response, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION};
@@ -27,6 +29,20 @@ const LIMIT: Duration = Duration::from_secs(120);
 
 /// A store holding `frames` frames of synthetic take "t" (16.667 ms apart,
 /// 264 to 563 bytes).
+/// The library of the tests: a store, and a card slot that stays empty.
+type SharedStore<F> = SharedShelf<F, Port<'static>>;
+
+static NO_CARD: Link = Link::new();
+
+fn shelf<F: NorFlash>(
+    store: Store<F>,
+) -> Mutex<embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex, Shelf<F, Port<'static>>> {
+    Mutex::new(Shelf {
+        store,
+        card: Card::new(Port::new(&NO_CARD), [].iter_mut()),
+    })
+}
+
 fn store_with(frames: u32) -> (SharedStore<Flash>, Vec<u8>) {
     store_of(synthetic_image("t", frames, 5))
 }
@@ -56,7 +72,7 @@ fn store_of(image: Vec<u8>) -> (SharedStore<Flash>, Vec<u8>) {
         }
         store.commit_upload(id).await.unwrap();
     });
-    (Mutex::new(store), image)
+    (shelf(store), image)
 }
 
 /// Runs the player task beside `script` until the script ends.
@@ -73,7 +89,7 @@ fn with_player<F: NorFlash, T>(
 }
 
 fn play<F: NorFlash>(store: &SharedStore<F>, state: &BoxState, loops: u32) {
-    let reader = store.try_lock().unwrap().reader("t").unwrap();
+    let reader = ShelfTake::Flash(store.try_lock().unwrap().store.reader("t").unwrap());
     state.request_play(reader, &[target(9)], loops);
 }
 
@@ -264,7 +280,7 @@ fn upload_while_playing(limits: Limits) -> (Recorder, Instant, Duration) {
         MS,
         LIMIT,
     );
-    let store = Mutex::new(store);
+    let store = shelf(store);
     // The host's side: an upload of 1.2 MB (ten sectors) in 1 KiB chunks.
     let big = synthetic_image("big", 3000, 7);
     let big_header = TakeImage::parse(&big).unwrap().header().clone();
@@ -334,6 +350,7 @@ fn upload_while_playing(limits: Limits) -> (Recorder, Instant, Duration) {
     assert!(store
         .try_lock()
         .unwrap()
+        .store
         .list()
         .iter()
         .any(|t| t.name == "big"));

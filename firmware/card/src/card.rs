@@ -104,9 +104,7 @@ impl fmt::Display for CardError {
                 write!(f, "received {received} of {total} bytes")
             }
             CardError::Image(e) => write!(f, "{e}"),
-            CardError::NameMismatch => {
-                f.write_str("image name or CRC differs from the upload's")
-            }
+            CardError::NameMismatch => f.write_str("image name or CRC differs from the upload's"),
             CardError::BadName => write!(f, "name must be 1..={NAME_LEN} bytes"),
         }
     }
@@ -147,8 +145,13 @@ pub enum CardFault {
 impl fmt::Display for CardFault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CardFault::Removed { playing: Some(take) } => {
-                write!(f, "card pulled out while \"{take}\" played: insert it again")
+            CardFault::Removed {
+                playing: Some(take),
+            } => {
+                write!(
+                    f,
+                    "card pulled out while \"{take}\" played: insert it again"
+                )
             }
             CardFault::Removed { playing: None } => {
                 f.write_str("card pulled out: its takes are back when it is in again")
@@ -353,7 +356,11 @@ impl<D: Slot> Card<D> {
     }
 
     async fn scan_step(&mut self) -> Result<Scanned, Error<D::Error>> {
-        let Volume::In { fat, dir: Some(dir) } = &mut self.volume else {
+        let Volume::In {
+            fat,
+            dir: Some(dir),
+        } = &mut self.volume
+        else {
             return Ok(Scanned::Idle);
         };
         let dir = *dir;
@@ -498,13 +505,15 @@ impl<D: Slot> Card<D> {
             let mut offset = reader.header.packets_offset() as u32;
             for i in 0..index {
                 let mut raw = [0u8; ENTRY_LEN];
-                self.read_at(TakeHeader::entry_offset(i) as u32, &mut raw).await?;
+                self.read_at(TakeHeader::entry_offset(i) as u32, &mut raw)
+                    .await?;
                 offset += u32::from(FrameEntry::parse(&raw, i)?.len);
             }
             reader.next = (index, offset);
         }
         let mut raw = [0u8; ENTRY_LEN];
-        self.read_at(TakeHeader::entry_offset(index) as u32, &mut raw).await?;
+        self.read_at(TakeHeader::entry_offset(index) as u32, &mut raw)
+            .await?;
         let entry = FrameEntry::parse(&raw, index)?;
         let packet = &mut buf[..usize::from(entry.len)];
         self.read_at(reader.next.1, packet).await?;
@@ -581,7 +590,12 @@ impl<D: Slot> Card<D> {
     }
 
     /// Writes the next chunk of upload `id` at image offset `offset`.
-    pub async fn write_chunk(&mut self, id: u32, offset: u32, data: &[u8]) -> Result<(), CardError> {
+    pub async fn write_chunk(
+        &mut self,
+        id: u32,
+        offset: u32,
+        data: &[u8],
+    ) -> Result<(), CardError> {
         let up = self.upload_of(id)?;
         if offset != up.received {
             return Err(CardError::Order {
@@ -722,10 +736,7 @@ impl<D: Slot> Card<D> {
     /// Unmounts (syncing) and gives the device back.
     pub async fn unmount(self) -> Result<D, CardError> {
         match self.volume {
-            Volume::In { fat, .. } => fat
-                .unmount()
-                .await
-                .map_err(|e| CardError::Io(e.kind())),
+            Volume::In { fat, .. } => fat.unmount().await.map_err(|e| CardError::Io(e.kind())),
             Volume::Out { dev, .. } => Ok(dev),
             Volume::Gone => Err(CardError::NoCard),
         }

@@ -75,11 +75,20 @@ pub trait Blocks {
 enum Job {
     Idle,
     /// Posted: block, and whether it is a write (its bytes are in the buffer).
-    Posted { seq: u32, block: u64, write: bool },
+    Posted {
+        seq: u32,
+        block: u64,
+        write: bool,
+    },
     /// The worker is on it.
-    Taken { seq: u32 },
+    Taken {
+        seq: u32,
+    },
     /// Finished.
-    Done { seq: u32, result: Result<(), BlockError> },
+    Done {
+        seq: u32,
+        result: Result<(), BlockError>,
+    },
 }
 
 struct Shared {

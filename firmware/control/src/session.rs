@@ -17,8 +17,8 @@
 
 use heapless::{String, Vec};
 use llv_core::control::{
-    bounded, decode, encode, ErrorCode, Fault, Place, Playing, Request, Response, Status, MAX_FAULTS,
-    MAX_FRAME, MAX_RESPONSE, PREFIX_LEN, PROTOCOL_VERSION,
+    bounded, decode, encode, ErrorCode, Fault, Place, Playing, Request, Response, Status,
+    MAX_FAULTS, MAX_FRAME, MAX_RESPONSE, PREFIX_LEN, PROTOCOL_VERSION,
 };
 use llv_core::settings::{Settings, Target, TOKEN_LEN};
 use subtle::ConstantTimeEq;

@@ -120,7 +120,11 @@ impl<F: NorFlash, D: Slot> TakeLibrary for Shelf<F, D> {
             Place::Card => self.on_flash(name),
         };
         if elsewhere {
-            let other = if place == Place::Card { "flash" } else { "card" };
+            let other = if place == Place::Card {
+                "flash"
+            } else {
+                "card"
+            };
             return Err(Refusal::fmt(
                 ErrorCode::Invalid,
                 format_args!("a take named \"{name}\" is on the {other}: delete it first"),

@@ -217,7 +217,10 @@ fn play_stop_status_and_takes_run_the_session_and_answer_in_json() {
     assert!(status["data"]["used_bytes"].as_u64().unwrap() > 0);
 
     let takes = d.ask("/llv/takes", &[]);
-    assert_eq!(takes["data"], json!([{"name": "dao", "frames": 3, "place": "flash"}]));
+    assert_eq!(
+        takes["data"],
+        json!([{"name": "dao", "frames": 3, "place": "flash"}])
+    );
 
     d.ask("/llv/stop", &[]);
     assert!(d.device.playing.is_none());
@@ -318,7 +321,10 @@ fn a_token_is_needed_as_over_the_binary_protocol_and_guessing_is_locked_out() {
         &msg("/llv/connect", &[Arg::Str("s3cret")]),
     );
     assert_eq!(r[0].1["status"], "ok");
-    assert_eq!(r[0].1["data"]["protocol"], llv_core::control::PROTOCOL_VERSION);
+    assert_eq!(
+        r[0].1["data"]["protocol"],
+        llv_core::control::PROTOCOL_VERSION
+    );
     // The second wrong token doubles the wait.
     advance(Duration::from_millis(600));
     d.ask("/llv/connect", &[Arg::Str("guess")]);

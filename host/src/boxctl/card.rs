@@ -75,7 +75,10 @@ pub fn run(args: &CardArgs) -> Result<()> {
         CardAction::List { card } => {
             for v in verdicts(card)? {
                 if let Ok(h) = v.take {
-                    println!("{:<32}  {DIR}/{:<12}  {:>8} frames  {:08x}", h.name, v.file, h.frame_count, h.crc32);
+                    println!(
+                        "{:<32}  {DIR}/{:<12}  {:>8} frames  {:08x}",
+                        h.name, v.file, h.frame_count, h.crc32
+                    );
                 }
             }
             Ok(())
@@ -85,7 +88,10 @@ pub fn run(args: &CardArgs) -> Result<()> {
             let mut bad = 0;
             for v in &verdicts {
                 match &v.take {
-                    Ok(h) => println!("{DIR}/{}: ok, \"{}\", {} frames", v.file, h.name, h.frame_count),
+                    Ok(h) => println!(
+                        "{DIR}/{}: ok, \"{}\", {} frames",
+                        v.file, h.name, h.frame_count
+                    ),
                     Err(why) => {
                         bad += 1;
                         println!("{DIR}/{}: {why}", v.file);
@@ -120,15 +126,25 @@ fn write(card: &Path, image: &[u8]) -> Result<String> {
         return Ok(file);
     }
     let mut img = open_image(card, true)?;
-    on_image(&mut img, |_| {}, async |c| {
-        let id = c.begin_upload(&header.name, header.total_len, header.crc32).await?;
-        for (i, chunk) in image.chunks(MAX_CHUNK).enumerate() {
-            c.write_chunk(id, (i * MAX_CHUNK) as u32, chunk).await?;
-        }
-        c.commit_upload(id).await?;
-        let file = c.takes().iter().find(|t| t.header.name == header.name).map(|t| t.file.to_string());
-        Ok(file.unwrap_or_default())
-    })
+    on_image(
+        &mut img,
+        |_| {},
+        async |c| {
+            let id = c
+                .begin_upload(&header.name, header.total_len, header.crc32)
+                .await?;
+            for (i, chunk) in image.chunks(MAX_CHUNK).enumerate() {
+                c.write_chunk(id, (i * MAX_CHUNK) as u32, chunk).await?;
+            }
+            c.commit_upload(id).await?;
+            let file = c
+                .takes()
+                .iter()
+                .find(|t| t.header.name == header.name)
+                .map(|t| t.file.to_string());
+            Ok(file.unwrap_or_default())
+        },
+    )
     .map_err(|e: llv_box_card::CardError| anyhow!("{e}"))
 }
 

@@ -193,8 +193,10 @@ fn open(path: &[u8], erase_time: Duration) -> BoxFlash {
 /// Opens the card image and starts its worker (a card that cannot be
 /// opened is logged: the slot stays empty).
 fn start_card(spawner: Spawner, image: &[u8], out: &[u8], keys: &BoardKeys) {
-    static PATHS: StaticCell<([u8; semihosting::CMDLINE_MAX], [u8; semihosting::CMDLINE_MAX])> =
-        StaticCell::new();
+    static PATHS: StaticCell<(
+        [u8; semihosting::CMDLINE_MAX],
+        [u8; semihosting::CMDLINE_MAX],
+    )> = StaticCell::new();
     let paths = PATHS.init(([0; semihosting::CMDLINE_MAX], [0; semihosting::CMDLINE_MAX]));
     paths.0[..image.len()].copy_from_slice(image);
     paths.1[..out.len()].copy_from_slice(out);
