@@ -1,7 +1,7 @@
 //! One power-up of the box: network up, then either the configured playback
 //! of one take ([`run`]) or the box with its store ([`run_store`]).
 
-use embassy_futures::select::{select, select3, Either, Either3};
+use embassy_futures::select::{select, select4, Either, Either4};
 use embassy_net::udp::BindError;
 use embassy_net::Stack;
 use embedded_storage_async::nor_flash::NorFlash;
@@ -19,6 +19,7 @@ use crate::player::{play, PlayError, PlayReport};
 use crate::show::{self, ShowBuffers};
 use crate::sink::{SocketBuffers, UdpSink};
 use crate::source::FrameSource;
+use crate::timecode::{listen, TimecodeBuffers};
 
 /// How a session ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,9 +46,16 @@ pub async fn run<S: FrameSource>(
     for t in &config.targets {
         info!("target {}:{}", t.ip, t.port);
     }
-    let report = play(source, &mut sink, &config.targets, config.loops, |_| ())
-        .await
-        .map_err(SessionError::Play)?;
+    let report = play(
+        source,
+        &mut sink,
+        &config.targets,
+        config.loops,
+        None,
+        |_| (),
+    )
+    .await
+    .map_err(SessionError::Play)?;
     if report.dropped() > 0 || report.late_frames > 0 {
         warning!(
             "{} frames dropped, {} late (max {} us)",
@@ -73,6 +81,8 @@ pub struct BoxParts<'a, W> {
     pub control: &'a mut ControlBuffers,
     /// OSC and mDNS.
     pub show: &'a mut ShowBuffers,
+    /// The Art-Net timecode port.
+    pub timecode: &'a mut TimecodeBuffers,
 }
 
 /// The box with its store: brings the network up per `booted.net`, starts the
@@ -91,6 +101,7 @@ pub async fn run_store<F: NorFlash, W: Watchdog>(
         sockets: buffers,
         control,
         show: show_buffers,
+        timecode: timecode_buffers,
     } = parts;
     let Booted {
         store,
@@ -123,14 +134,18 @@ pub async fn run_store<F: NorFlash, W: Watchdog>(
         };
         autoplay(store, &state, settings).await;
         info!("control port {}", llv_core::control::CONTROL_PORT);
-        match select3(
+        match select4(
             run_player(store, &state, &mut sink),
             serve(stack, &ports, &state, control),
             show::serve(stack, &ports, &state, &identity, show_buffers),
+            listen(stack, &state.timecode, timecode_buffers),
         )
         .await
         {
-            Either3::First(never) | Either3::Second(never) | Either3::Third(never) => never,
+            Either4::First(never)
+            | Either4::Second(never)
+            | Either4::Third(never)
+            | Either4::Fourth(never) => never,
         }
     };
     match select(keeper, rest).await {

@@ -1,6 +1,8 @@
 //! The playback box from the host: the control protocol client ([`client`]),
-//! `llv flash` ([`flash`]) and `llv box` ([`control`]).
+//! `llv flash` ([`flash`]), `llv box` ([`control`]) and starting several
+//! boxes together ([`together`]).
 
 pub mod client;
 pub mod control;
 pub mod flash;
+pub mod together;

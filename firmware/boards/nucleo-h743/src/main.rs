@@ -37,6 +37,7 @@ use llv_box::listener::ControlBuffers;
 use llv_box::session::BoxParts;
 use llv_box::show::ShowBuffers;
 use llv_box::sink::SocketBuffers;
+use llv_box::timecode::TimecodeBuffers;
 use llv_box::{boot, session, BoxConfig};
 use llv_box_store::MaybeFlash;
 use llv_core::settings::StaticAddress;
@@ -277,9 +278,11 @@ async fn box_task(spawner: Spawner, board: Board, dog: IndependentWatchdog<'stat
     static BUFFERS: StaticCell<SocketBuffers> = StaticCell::new();
     static CONTROL: StaticCell<ControlBuffers> = StaticCell::new();
     static SHOW: StaticCell<ShowBuffers> = StaticCell::new();
+    static TIMECODE: StaticCell<TimecodeBuffers> = StaticCell::new();
     let buffers = BUFFERS.init(SocketBuffers::new());
     let control = CONTROL.init(ControlBuffers::new());
     let show = SHOW.init(ShowBuffers::new());
+    let timecode = TIMECODE.init(TimecodeBuffers::new());
     let mut watchdog = Iwdg {
         dog,
         running: false,
@@ -292,6 +295,7 @@ async fn box_task(spawner: Spawner, board: Board, dog: IndependentWatchdog<'stat
         sockets: buffers,
         control,
         show,
+        timecode,
     };
     let e = session::run_store(stack, booted, parts).await;
     defmt::error!("cannot bind the UDP sockets: {}", e);

@@ -36,6 +36,7 @@ use llv_box::listener::ControlBuffers;
 use llv_box::session::{self, BoxParts, SessionError};
 use llv_box::show::ShowBuffers;
 use llv_box::sink::SocketBuffers;
+use llv_box::timecode::TimecodeBuffers;
 use llv_box::{builtin, health, BoxConfig};
 use llv_box_store::MaybeFlash;
 use llv_core::settings::StaticAddress;
@@ -189,6 +190,7 @@ async fn store_task(stack: Stack<'static>, booted: &'static Booted<BoxFlash>, ma
     let mut buffers = SocketBuffers::new();
     let mut control = ControlBuffers::new();
     let mut show = ShowBuffers::new();
+    let mut timecode = TimecodeBuffers::new();
     let mut watchdog = Cmsdk(Watchdog::start(WATCHDOG_TIMEOUT));
     let name = llv_box::config::default_name(&mac);
     let parts = BoxParts {
@@ -198,6 +200,7 @@ async fn store_task(stack: Stack<'static>, booted: &'static Booted<BoxFlash>, ma
         sockets: &mut buffers,
         control: &mut control,
         show: &mut show,
+        timecode: &mut timecode,
     };
     let e = session::run_store(stack, booted, parts).await;
     defmt::error!("cannot bind the UDP sockets: {}", e);
