@@ -16,7 +16,7 @@ step() { printf '\n== firmware: %s\n' "$*"; }
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
-rustfmt --edition 2021 --check e2e/box_qemu.rs e2e/box_control.rs e2e/qemu.rs
+rustfmt --edition 2021 --check e2e/*.rs bench/*.rs
 
 # One board per cargo invocation: the boards use different executors (see
 # Cargo.toml), which must not be feature-unified into one build.

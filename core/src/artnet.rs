@@ -36,7 +36,7 @@ pub const PROTOCOL: u16 = 14;
 const DAY_SECONDS: u32 = 24 * 3600;
 
 /// The four timecode types.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum TimecodeKind {
     /// Film, 24 frames a second.
@@ -118,7 +118,7 @@ impl TimecodeKind {
 }
 
 /// One timecode value of an `OpTimeCode` packet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ArtTimeCode {
     /// The stream it belongs to (0: the master).
@@ -133,6 +133,79 @@ pub struct ArtTimeCode {
     pub frames: u8,
     /// The type.
     pub kind: TimecodeKind,
+}
+
+/// A timecode label without its type: what a person writes (`01:00:00:12`),
+/// read at the rate of the timecode it is compared with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Label {
+    /// Hours, 0..24.
+    pub hours: u8,
+    /// Minutes, 0..60.
+    pub minutes: u8,
+    /// Seconds, 0..60.
+    pub seconds: u8,
+    /// Frames, 0..30.
+    pub frames: u8,
+}
+
+impl Label {
+    /// Reads `HH:MM:SS:FF` (`;` or `.` before the frames too, as drop-frame
+    /// timecode is written); `None` unless it is a valid label.
+    pub fn parse(text: &str) -> Option<Label> {
+        let bytes = text.as_bytes();
+        let field = |i: usize| -> Option<u8> {
+            let pair = bytes.get(i..i + 2)?;
+            pair.iter()
+                .all(u8::is_ascii_digit)
+                .then(|| (pair[0] - b'0') * 10 + (pair[1] - b'0'))
+        };
+        let seps = [bytes.get(2), bytes.get(5), bytes.get(8)];
+        let ok_seps = seps[0] == Some(&b':')
+            && seps[1] == Some(&b':')
+            && matches!(seps[2], Some(b':' | b';' | b'.'));
+        if bytes.len() != 11 || !ok_seps {
+            return None;
+        }
+        let label = Label {
+            hours: field(0)?,
+            minutes: field(3)?,
+            seconds: field(6)?,
+            frames: field(9)?,
+        };
+        label.is_valid().then_some(label)
+    }
+
+    /// Whether it is a label of some type: hours, minutes, seconds in range, frames below 30.
+    pub fn is_valid(&self) -> bool {
+        self.hours < 24 && self.minutes < 60 && self.seconds < 60 && self.frames < 30
+    }
+
+    /// Microseconds since 00:00:00:00 of this label in timecode of type `kind`
+    /// (a label `kind` lacks, such as frame 27 at 25 fps or a dropped
+    /// drop-frame label, counts its frames on from the second).
+    pub fn micros(&self, kind: TimecodeKind) -> u64 {
+        let tc = ArtTimeCode {
+            stream: 0,
+            hours: self.hours,
+            minutes: self.minutes,
+            seconds: self.seconds,
+            frames: self.frames,
+            kind,
+        };
+        if tc.check().is_ok() {
+            return tc.micros();
+        }
+        let whole = ArtTimeCode { frames: 0, ..tc };
+        let second = if whole.check().is_ok() {
+            whole.micros()
+        } else {
+            u64::from(self.seconds) * 1_000_000
+                + (u64::from(self.hours) * 60 + u64::from(self.minutes)) * 60_000_000
+        };
+        second + kind.micros(u64::from(self.frames))
+    }
 }
 
 /// Where and why a packet is not a valid `OpTimeCode`.
@@ -184,16 +257,20 @@ pub struct TimeCodePacket<'a> {
 }
 
 impl<'a> TimeCodePacket<'a> {
-    /// Checks length, id, operation and version (the fields are checked by [`Self::timecode`]).
+    /// Checks id, operation (so a short packet of another operation, such as
+    /// an `ArtPoll`, is told as such), length and version (the fields are
+    /// checked by [`Self::timecode`]).
     pub fn new_checked(bytes: &'a [u8]) -> Result<Self, ArtError> {
-        let head = bytes.get(..LEN).ok_or(ArtError::Short(bytes.len()))?;
-        if head[..8] != ID {
+        let short = ArtError::Short(bytes.len());
+        let id_op = bytes.get(..10).ok_or(short)?;
+        if id_op[..8] != ID {
             return Err(ArtError::Id);
         }
-        let op = u16::from_le_bytes([head[8], head[9]]);
+        let op = u16::from_le_bytes([id_op[8], id_op[9]]);
         if op != OP_TIME_CODE {
             return Err(ArtError::OpCode(op));
         }
+        let head = bytes.get(..LEN).ok_or(short)?;
         let version = u16::from_be_bytes([head[10], head[11]]);
         if version < PROTOCOL {
             return Err(ArtError::Version(version));

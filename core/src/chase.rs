@@ -16,6 +16,9 @@
 //! monotonic clock. Pure arithmetic: the box and the host feed it their
 //! clocks, and tests feed it invented ones.
 
+use crate::artnet::{ArtError, ArtTimeCode, Label};
+use crate::control::ChaseStatus;
+
 /// What the chase does when freewheel runs out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -55,8 +58,9 @@ impl Default for ChaseConfig {
     }
 }
 
-/// Where a chase stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Where a chase stands (in JSON by its [`ChaseState::name`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum ChaseState {
     /// No timecode yet.
@@ -71,6 +75,21 @@ pub enum ChaseState {
     Stopped,
     /// Freewheel ran out: the position is frozen.
     Held,
+}
+
+impl ChaseState {
+    /// The state as one lower-case word (`waiting`, `locking`, `locked`,
+    /// `freewheel`, `stopped`, `held`), as status and OSC show it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ChaseState::Waiting => "waiting",
+            ChaseState::Locking => "locking",
+            ChaseState::Locked => "locked",
+            ChaseState::Freewheel => "freewheel",
+            ChaseState::Stopped => "stopped",
+            ChaseState::Held => "held",
+        }
+    }
 }
 
 /// Each arriving frame moves the anchor by its error divided by this.
@@ -196,5 +215,98 @@ impl Chase {
     fn at(&self, now_us: u64) -> u64 {
         let since = now_us as i64 - self.anchor.1 as i64;
         self.anchor.0.saturating_add_signed(since)
+    }
+}
+
+/// A [`Chase`] fed with the datagrams of a timecode port: valid timecode of
+/// its stream drives the chase; the rest is counted and ignored (other Art-Net
+/// operations, such as the DMX a lighting network carries on the same port,
+/// only counted apart).
+#[derive(Clone, Debug)]
+pub struct Follower {
+    chase: Chase,
+    stream: u8,
+    last: Option<ArtTimeCode>,
+    frames: u32,
+    bad: u32,
+    other_stream: u32,
+    other_ops: u32,
+}
+
+impl Follower {
+    /// Follows `stream` with `config`, waiting for timecode.
+    pub fn new(config: ChaseConfig, stream: u8) -> Self {
+        Follower {
+            chase: Chase::new(config),
+            stream,
+            last: None,
+            frames: 0,
+            bad: 0,
+            other_stream: 0,
+            other_ops: 0,
+        }
+    }
+
+    /// A datagram arrived at local time `now_us`.
+    pub fn on_datagram(&mut self, bytes: &[u8], now_us: u64) {
+        self.chase.tick(now_us);
+        match ArtTimeCode::parse(bytes) {
+            Ok(tc) if tc.stream == self.stream => {
+                self.frames = self.frames.saturating_add(1);
+                self.last = Some(tc);
+                self.chase
+                    .on_timecode(tc.micros(), tc.kind.micros(1), now_us);
+            }
+            Ok(_) => self.other_stream = self.other_stream.saturating_add(1),
+            Err(ArtError::OpCode(_)) => self.other_ops = self.other_ops.saturating_add(1),
+            Err(_) => self.bad = self.bad.saturating_add(1),
+        }
+    }
+
+    /// Moves the chase on to local time `now_us` and returns it.
+    pub fn chase_at(&mut self, now_us: u64) -> &Chase {
+        self.chase.tick(now_us);
+        &self.chase
+    }
+
+    /// Where a take's first frame sits on the timecode, in µs: at `label`
+    /// read at the rate of the timecode followed (`None` until some arrived),
+    /// or without a label at `own_us` (its own frame time).
+    pub fn offset_us(&self, label: Option<Label>, own_us: u64) -> Option<u64> {
+        match label {
+            Some(label) => self.last.map(|tc| label.micros(tc.kind)),
+            None => Some(own_us),
+        }
+    }
+
+    /// The last valid timecode of the followed stream.
+    pub fn last(&self) -> Option<ArtTimeCode> {
+        self.last
+    }
+
+    /// Datagrams that were not valid timecode (not Art-Net, short, fields out of range).
+    pub fn bad(&self) -> u32 {
+        self.bad
+    }
+
+    /// Valid timecode of another stream.
+    pub fn other_stream(&self) -> u32 {
+        self.other_stream
+    }
+
+    /// Other Art-Net operations (DMX, polls, ...).
+    pub fn other_ops(&self) -> u32 {
+        self.other_ops
+    }
+
+    /// How it stands, as `Status` reports it.
+    pub fn status(&self) -> ChaseStatus {
+        ChaseStatus {
+            state: self.chase.state(),
+            timecode: self.last,
+            locates: self.chase.locates(),
+            timecode_frames: self.frames,
+            bad_packets: self.bad,
+        }
     }
 }

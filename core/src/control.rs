@@ -15,11 +15,13 @@ use core::fmt;
 use heapless::{String, Vec};
 use serde::{Deserialize, Serialize};
 
-use crate::settings::{Setting, Settings, Target, MAX_CHANGES, MAX_TARGETS};
+use crate::artnet::ArtTimeCode;
+use crate::chase::ChaseState;
+use crate::settings::{ChaseSpec, Setting, Settings, Target, MAX_CHANGES, MAX_TARGETS};
 use crate::take::NAME_LEN;
 
 /// The protocol version this code speaks.
-pub const PROTOCOL_VERSION: u16 = 4;
+pub const PROTOCOL_VERSION: u16 = 5;
 /// The UDP port Live Link receivers (Unreal, `llv record`) listen on by default.
 pub const LIVE_LINK_PORT: u16 = 11111;
 /// The box's TCP control port.
@@ -92,8 +94,10 @@ pub enum Request<'a> {
         name: &'a str,
         /// Where to send frames.
         targets: Vec<Target, MAX_TARGETS>,
-        /// How many times to play it; 0 loops forever.
+        /// How many times to play it; 0 loops forever (unused when chasing).
         loop_count: u32,
+        /// When the first frame goes out.
+        start: Start,
     },
     /// Stops playback.
     Stop,
@@ -104,6 +108,22 @@ pub enum Request<'a> {
         /// The changes, in order.
         changes: Vec<Setting, MAX_CHANGES>,
     },
+    /// Asks for [`Response::Clock`] (hosts measure the box's clock with it, to
+    /// start several boxes together).
+    Clock,
+}
+
+/// When a [`Request::Play`] starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Start {
+    /// At once.
+    Now,
+    /// The first frame is due when the box's clock ([`Response::Clock`]) reads
+    /// this many µs; a time already past starts at once, on that schedule.
+    At(u64),
+    /// Following Art-Net timecode (UDP 6454): each frame goes out when the
+    /// show's timecode reaches it.
+    Chase(ChaseSpec),
 }
 
 /// Why the box refused a request.
@@ -204,6 +224,23 @@ pub struct Playing {
     pub max_late_us: u32,
     /// Each target and what reached its queue.
     pub targets: Vec<TargetCounts, MAX_TARGETS>,
+    /// How the chase stands, when the take follows timecode.
+    pub chase: Option<ChaseStatus>,
+}
+
+/// How a playback that follows timecode stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChaseStatus {
+    /// Waiting, locking, locked, freewheel, stopped or held.
+    pub state: ChaseState,
+    /// The last valid timecode received on the followed stream.
+    pub timecode: Option<ArtTimeCode>,
+    /// Jumps in the timecode the playback followed at once.
+    pub locates: u32,
+    /// Valid timecode frames received on the followed stream.
+    pub timecode_frames: u32,
+    /// Datagrams on the timecode port that were not valid timecode, ignored.
+    pub bad_packets: u32,
 }
 
 /// What one playback target got.
@@ -309,6 +346,11 @@ pub enum Response {
         settings: Settings,
         /// Whether a token is set.
         token_set: bool,
+    },
+    /// The box's monotonic clock.
+    Clock {
+        /// µs since power-up.
+        now_us: u64,
     },
 }
 

@@ -13,6 +13,8 @@ use core::net::{Ipv4Addr, SocketAddrV4};
 use heapless::{String, Vec};
 use serde::{Deserialize, Serialize};
 
+use crate::artnet::Label;
+use crate::chase::{AfterFreewheel, ChaseConfig};
 use crate::take::NAME_LEN;
 
 /// Most playback targets.
@@ -101,6 +103,55 @@ pub struct Autoplay {
     pub loop_count: u32,
 }
 
+/// How the box follows a show's Art-Net timecode (`llv_core::chase`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChaseSpec {
+    /// The timecode label at which the take's first frame plays, read at the
+    /// chased timecode's rate; `None`: the first frame's own timecode.
+    pub offset: Option<Label>,
+    /// The Art-Net stream followed (0: the master).
+    pub stream: u8,
+    /// How long to run on when timecode stops, in ms, before stopping or holding.
+    pub freewheel_ms: u32,
+    /// When freewheel runs out, hold the last frame instead of stopping.
+    pub hold: bool,
+}
+
+/// Longest freewheel a [`ChaseSpec`] may ask for: an hour.
+pub const MAX_FREEWHEEL_MS: u32 = 3_600_000;
+
+impl ChaseSpec {
+    /// The chase of the take's own timecode on the master stream, 4 s of freewheel, then stop.
+    pub const DEFAULT: ChaseSpec = ChaseSpec {
+        offset: None,
+        stream: 0,
+        freewheel_ms: 4_000,
+        hold: false,
+    };
+
+    /// Checks the offset (a label, see [`Label::is_valid`]) and the freewheel
+    /// (at most [`MAX_FREEWHEEL_MS`]).
+    pub fn check(&self) -> Result<(), SettingError> {
+        if self.offset.is_some_and(|o| !o.is_valid()) || self.freewheel_ms > MAX_FREEWHEEL_MS {
+            return Err(SettingError::Chase);
+        }
+        Ok(())
+    }
+
+    /// The chase's rules: [`ChaseConfig::default`] with this freewheel and end.
+    pub fn config(&self) -> ChaseConfig {
+        ChaseConfig {
+            freewheel_us: u64::from(self.freewheel_ms) * 1000,
+            after_freewheel: if self.hold {
+                AfterFreewheel::Hold
+            } else {
+                AfterFreewheel::Stop
+            },
+            ..ChaseConfig::default()
+        }
+    }
+}
+
 /// A fixed IPv4 configuration (instead of DHCP).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StaticAddress {
@@ -159,6 +210,8 @@ pub enum SettingError {
     Name,
     /// An OSC or reply port that is 0, or an OSC port another service of the box uses.
     Port(u16),
+    /// A chase offset of a day or more, or a freewheel over [`MAX_FREEWHEEL_MS`].
+    Chase,
 }
 
 impl fmt::Display for SettingError {
@@ -192,6 +245,11 @@ impl fmt::Display for SettingError {
                 f,
                 "port {p}: not 0, and an OSC port is not the control port {} or mDNS {MDNS_PORT}",
                 crate::control::CONTROL_PORT
+            ),
+            SettingError::Chase => write!(
+                f,
+                "chase: the offset is a timecode below 24:00:00:00 (frames below 30), the freewheel at most {} s",
+                MAX_FREEWHEEL_MS / 1000
             ),
         }
     }
@@ -234,6 +292,9 @@ pub struct Settings {
     /// (where a show tool listens for feedback); `None`: replies go to the
     /// sender's port only.
     pub reply_port: Option<u16>,
+    /// When set, the autoplay take follows Art-Net timecode this way instead
+    /// of starting at power-up.
+    pub chase: Option<ChaseSpec>,
 }
 
 /// One change to [`Settings`]; a [`crate::control::Request::SetSettings`] applies its changes together.
@@ -255,6 +316,8 @@ pub enum Setting {
     OscPort(Option<u16>),
     /// Set or clear the port OSC replies also go to.
     ReplyPort(Option<u16>),
+    /// Make autoplay chase timecode this way, or start at power-up again.
+    Chase(Option<ChaseSpec>),
 }
 
 impl Settings {
@@ -288,6 +351,9 @@ impl Settings {
         if self.reply_port == Some(0) {
             return Err(SettingError::Port(0));
         }
+        if let Some(chase) = &self.chase {
+            chase.check()?;
+        }
         Ok(())
     }
 
@@ -302,6 +368,7 @@ impl Settings {
             Setting::Name(n) => self.name = n.clone(),
             Setting::OscPort(p) => self.osc_port = *p,
             Setting::ReplyPort(p) => self.reply_port = *p,
+            Setting::Chase(c) => self.chase = *c,
         }
     }
 

@@ -103,6 +103,25 @@ impl FrameTime {
             .filter(|_| self.rate.is_valid())
     }
 
+    /// Microseconds since midnight (the time modulo a day; the subframe from
+    /// 0 to 1), or `None` for an invalid rate or a negative frame number.
+    pub fn micros_of_day(&self) -> Option<u64> {
+        const DAY_US: u64 = 86_400_000_000;
+        let frames = u64::try_from(self.frame_number).ok()?;
+        let (num, den) = (
+            u64::try_from(self.rate.numerator).ok()?,
+            u64::try_from(self.rate.denominator).ok()?,
+        );
+        if num == 0 || den == 0 {
+            return None;
+        }
+        // Below 2^31 frames of at most 2^31 / 1 s: fits u128.
+        let whole = u128::from(frames) * u128::from(den) * 1_000_000 / u128::from(num);
+        let frame_us = den as f32 * 1.0e6 / num as f32;
+        let sub = (self.subframe.clamp(0.0, 1.0) * frame_us) as u128;
+        u64::try_from((whole + sub) % u128::from(DAY_US)).ok()
+    }
+
     /// Seconds from `earlier` to `self`, exact in whole frames when both share a rate.
     pub fn seconds_since(&self, earlier: &FrameTime) -> Option<f64> {
         if self.rate == earlier.rate && self.rate.is_valid() {

@@ -145,3 +145,57 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_label_is_read_at_the_chased_rate() {
+    let label = |hours, minutes, seconds, frames| Label {
+        hours,
+        minutes,
+        seconds,
+        frames,
+    };
+    assert_eq!(label(0, 0, 1, 15).micros(TimecodeKind::Smpte30), 1_500_000);
+    assert_eq!(
+        label(1, 0, 0, 12).micros(TimecodeKind::Ebu25),
+        3_600_480_000
+    );
+    // A drop-frame hour is 107,892 real frames: 3,599.9964 s.
+    assert_eq!(
+        label(1, 0, 0, 0).micros(TimecodeKind::DropFrame2997),
+        TimecodeKind::DropFrame2997.micros(107_892)
+    );
+    // Labels the rate lacks count their frames on from the second.
+    assert_eq!(label(0, 0, 1, 27).micros(TimecodeKind::Ebu25), 2_080_000);
+    assert!(label(23, 59, 59, 29).is_valid());
+    assert!(!label(0, 0, 0, 30).is_valid());
+    assert!(!label(24, 0, 0, 0).is_valid());
+}
+
+#[test]
+fn labels_are_read_from_what_people_write() {
+    let l = Label::parse("01:02:03:04").unwrap();
+    assert_eq!((l.hours, l.minutes, l.seconds, l.frames), (1, 2, 3, 4));
+    assert_eq!(Label::parse("00:59:59;28").unwrap().frames, 28);
+    assert_eq!(Label::parse("10:00:00.00").unwrap().hours, 10);
+    for bad in [
+        "",
+        "1:02:03:04",
+        "01:02:03",
+        "01:02:03:04:05",
+        "24:00:00:00",
+        "00:60:00:00",
+        "00:00:00:30",
+        "0a:00:00:00",
+        "00-00-00-00",
+        "00:00:00:0é",
+    ] {
+        assert_eq!(Label::parse(bad), None, "{bad:?}");
+    }
+}
+
+proptest! {
+    #[test]
+    fn any_text_parses_or_not_without_panic(text in ".{0,16}") {
+        let _ = Label::parse(&text);
+    }
+}

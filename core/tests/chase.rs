@@ -150,3 +150,35 @@ fn the_local_time_of_a_position_inverts_it() {
     let tc = c.position(last).unwrap() + 40_000;
     assert_eq!(c.local_time_of(tc), Some(last + 40_000));
 }
+
+#[test]
+fn a_follower_chases_its_stream_and_counts_the_rest() {
+    use llv_core::artnet::{ArtTimeCode, TimecodeKind};
+    let mut f = Follower::new(ChaseConfig::default(), 1);
+    let packet = |count: u32, stream: u8| {
+        let mut out = [0u8; 19];
+        ArtTimeCode::from_frame_count(count, TimecodeKind::Smpte30, stream)
+            .emit(&mut out)
+            .unwrap();
+        out
+    };
+    let mut poll = *b"Art-Net\0\x00\x20\x00\x0e\x00\x00";
+    for i in 0..4u32 {
+        let now = u64::from(i) * 33_333;
+        f.on_datagram(&packet(1000 + i, 1), now);
+        f.on_datagram(&packet(5000 + i, 0), now);
+        f.on_datagram(&poll, now);
+    }
+    let mut bad_frames = packet(1004, 1);
+    bad_frames[14] = 30;
+    f.on_datagram(&bad_frames, 133_333);
+    f.on_datagram(b"hello", 133_333);
+    poll[0] = b'a';
+    f.on_datagram(&poll, 133_333);
+    assert_eq!(f.chase_at(133_333).state(), ChaseState::Locked);
+    let status = f.status();
+    assert_eq!(status.timecode_frames, 4);
+    assert_eq!(status.bad_packets, 3);
+    assert_eq!(status.timecode.unwrap().frame_count(), 1003);
+    assert_eq!((f.other_stream(), f.other_ops()), (4, 4));
+}

@@ -59,6 +59,17 @@ fn full_settings() -> Settings {
         name: Some(name(&"b".repeat(BOX_NAME_LEN))),
         osc_port: Some(u16::MAX),
         reply_port: Some(u16::MAX),
+        chase: Some(ChaseSpec {
+            offset: Some(llv_core::artnet::Label {
+                hours: u8::MAX,
+                minutes: u8::MAX,
+                seconds: u8::MAX,
+                frames: u8::MAX,
+            }),
+            stream: u8::MAX,
+            freewheel_ms: u32::MAX,
+            hold: true,
+        }),
     }
 }
 
@@ -80,6 +91,7 @@ fn every_request_round_trips() {
     changes.push(Setting::Address(s.address)).unwrap();
     changes.push(Setting::Token(s.token.clone())).unwrap();
     changes.push(Setting::Token(None)).unwrap();
+    changes.push(Setting::Chase(s.chase)).unwrap();
     for req in [
         Request::Hello {
             protocol: PROTOCOL_VERSION,
@@ -105,12 +117,26 @@ fn every_request_round_trips() {
         Request::Delete { name: "dao" },
         Request::Play {
             name: "dao",
-            targets,
+            targets: targets.clone(),
             loop_count: 0,
+            start: Start::Now,
+        },
+        Request::Play {
+            name: "dao",
+            targets: targets.clone(),
+            loop_count: u32::MAX,
+            start: Start::At(u64::MAX),
+        },
+        Request::Play {
+            name: "dao",
+            targets,
+            loop_count: 1,
+            start: Start::Chase(full_settings().chase.unwrap()),
         },
         Request::Stop,
         Request::GetSettings,
         Request::SetSettings { changes },
+        Request::Clock,
     ] {
         round_trip_request(&req);
     }
@@ -157,6 +183,20 @@ fn every_response_round_trips_within_max_frame() {
                         dropped: u32::MAX,
                     })
                     .collect(),
+                chase: Some(ChaseStatus {
+                    state: llv_core::chase::ChaseState::Freewheel,
+                    timecode: Some(llv_core::artnet::ArtTimeCode {
+                        stream: u8::MAX,
+                        hours: 23,
+                        minutes: 59,
+                        seconds: 59,
+                        frames: 29,
+                        kind: llv_core::artnet::TimecodeKind::DropFrame2997,
+                    }),
+                    locates: u32::MAX,
+                    timecode_frames: u32::MAX,
+                    bad_packets: u32::MAX,
+                }),
             }),
             used_bytes: u32::MAX,
             free_bytes: u32::MAX,
@@ -172,6 +212,7 @@ fn every_response_round_trips_within_max_frame() {
             settings: full_settings(),
             token_set: true,
         },
+        Response::Clock { now_us: u64::MAX },
     ] {
         round_trip_response(&resp);
     }
@@ -272,7 +313,7 @@ fn dao_target() -> Vec<Target, MAX_TARGETS> {
 
 #[test]
 fn every_request_has_its_documented_bytes() {
-    let golden: [(Request<'_>, &[u8]); 11] = [
+    let golden: [(Request<'_>, &[u8]); 14] = [
         (
             Request::Hello {
                 protocol: 3,
@@ -310,9 +351,47 @@ fn every_request_has_its_documented_bytes() {
                 name: "dao",
                 targets: dao_target(),
                 loop_count: 0,
+                start: Start::Now,
             },
             &[
-                0x07, 0x03, b'd', b'a', b'o', 0x01, 10, 0, 2, 2, 0xe7, 0x56, 0x00,
+                0x07, 0x03, b'd', b'a', b'o', 0x01, 10, 0, 2, 2, 0xe7, 0x56,
+                0x00, // loop_count 0
+                0x00, // Start::Now
+            ],
+        ),
+        (
+            Request::Play {
+                name: "dao",
+                targets: Vec::new(),
+                loop_count: 1,
+                start: Start::At(1_000_000),
+            },
+            &[
+                0x07, 0x03, b'd', b'a', b'o', 0x00, 0x01, // no targets, loop_count 1
+                0x01, 0xc0, 0x84, 0x3d, // Start::At(1 s)
+            ],
+        ),
+        (
+            Request::Play {
+                name: "dao",
+                targets: Vec::new(),
+                loop_count: 1,
+                start: Start::Chase(ChaseSpec {
+                    offset: Some(llv_core::artnet::Label {
+                        hours: 1,
+                        minutes: 0,
+                        seconds: 0,
+                        frames: 12,
+                    }),
+                    stream: 2,
+                    freewheel_ms: 4000,
+                    hold: true,
+                }),
+            },
+            &[
+                0x07, 0x03, b'd', b'a', b'o', 0x00, 0x01, // no targets, loop_count 1
+                0x02, 0x01, 1, 0, 0, 12, // Start::Chase, offset 01:00:00:12
+                0x02, 0xa0, 0x1f, 0x01, // stream 2, freewheel 4000 ms, hold
             ],
         ),
         (Request::Stop, &[0x08]),
@@ -334,7 +413,7 @@ fn every_request_has_its_documented_bytes() {
                     Setting::Token(None),
                     Setting::Name(Some(name("stage-left"))),
                     Setting::OscPort(Some(53000)),
-                    Setting::ReplyPort(None),
+                    Setting::Chase(None),
                 ]
                 .into_iter()
                 .collect(),
@@ -349,9 +428,10 @@ fn every_request_has_its_documented_bytes() {
                 0x05, 0x01, 0x0a, b's', b't', b'a', b'g', b'e', b'-', b'l', b'e', b'f',
                 b't', // Name
                 0x06, 0x01, 0x88, 0x9e, 0x03, // OscPort(53000)
-                0x07, 0x00, // ReplyPort(None)
+                0x08, 0x00, // Chase(None)
             ],
         ),
+        (Request::Clock, &[0x0b]),
     ];
     for (request, bytes) in &golden {
         assert_eq!(body(request), *bytes, "{request:?}");
@@ -388,6 +468,20 @@ fn every_response_has_its_documented_bytes() {
             }]
             .into_iter()
             .collect(),
+            chase: Some(ChaseStatus {
+                state: llv_core::chase::ChaseState::Locked,
+                timecode: Some(llv_core::artnet::ArtTimeCode {
+                    stream: 0,
+                    hours: 10,
+                    minutes: 20,
+                    seconds: 30,
+                    frames: 12,
+                    kind: llv_core::artnet::TimecodeKind::Ebu25,
+                }),
+                locates: 1,
+                timecode_frames: 600,
+                bad_packets: 3,
+            }),
         }),
         used_bytes: 131_072,
         free_bytes: 0,
@@ -398,7 +492,7 @@ fn every_response_has_its_documented_bytes() {
         .into_iter()
         .collect(),
     };
-    let golden: [(Response, &[u8]); 6] = [
+    let golden: [(Response, &[u8]); 7] = [
         (
             Response::Hello {
                 protocol: 3,
@@ -421,6 +515,9 @@ fn every_response_has_its_documented_bytes() {
                 0x02, 0xc4, 0x13, // late_frames 2, max_late_us 2500
                 0x01, 10, 0, 2, 2, 0xe7, 0x56, 0xac, 0x02,
                 0x02, // 1 target: sent 300, dropped 2
+                0x01, 0x02, // chase: Locked
+                0x01, 0x00, 10, 20, 30, 12, 0x01, // timecode 10:20:30:12 EBU, stream 0
+                0x01, 0xd8, 0x04, 0x03, // 1 locate, 600 frames, 3 bad packets
                 0x80, 0x80, 0x08, 0x00, // used_bytes 131072, free_bytes 0
                 0x01, 0x04, 0x02, b'w', b'd', // 1 fault: WatchdogReset, "wd"
             ],
@@ -443,9 +540,13 @@ fn every_response_has_its_documented_bytes() {
             &[
                 0x05, 0x01, 10, 0, 2, 2, 0xe7, 0x56, // Settings: targets
                 0x00, 0x00, 0x00, 0x00, // autoplay, subject, address, token
-                0x00, 0x00, 0x00, // name, osc_port, reply_port
+                0x00, 0x00, 0x00, 0x00, // name, osc_port, reply_port, chase
                 0x01, // token_set
             ],
+        ),
+        (
+            Response::Clock { now_us: 1_000_000 },
+            &[0x06, 0xc0, 0x84, 0x3d],
         ),
     ];
     for (response, bytes) in &golden {
@@ -612,5 +713,48 @@ fn settings_are_checked_before_the_box_stores_them() {
     assert_eq!(
         SettingError::Address(address([10, 0, 2, 15], 33, None)).to_string(),
         "address 10.0.2.15/33: not a usable host address and gateway"
+    );
+}
+
+#[test]
+fn a_chase_offset_is_a_label_and_freewheel_at_most_an_hour() {
+    let label = |hours, frames| llv_core::artnet::Label {
+        hours,
+        minutes: 59,
+        seconds: 59,
+        frames,
+    };
+    let with = |offset, freewheel_ms| Settings {
+        chase: Some(ChaseSpec {
+            offset,
+            freewheel_ms,
+            ..ChaseSpec::DEFAULT
+        }),
+        ..Settings::default()
+    };
+    assert_eq!(with(None, 4000).check(), Ok(()));
+    assert_eq!(with(Some(label(23, 29)), MAX_FREEWHEEL_MS).check(), Ok(()));
+    assert_eq!(
+        with(Some(label(24, 0)), 4000).check(),
+        Err(SettingError::Chase)
+    );
+    assert_eq!(
+        with(Some(label(0, 30)), 4000).check(),
+        Err(SettingError::Chase)
+    );
+    assert_eq!(
+        with(None, MAX_FREEWHEEL_MS + 1).check(),
+        Err(SettingError::Chase)
+    );
+    let config = ChaseSpec {
+        hold: true,
+        freewheel_ms: 2500,
+        ..ChaseSpec::DEFAULT
+    }
+    .config();
+    assert_eq!(config.freewheel_us, 2_500_000);
+    assert_eq!(
+        config.after_freewheel,
+        llv_core::chase::AfterFreewheel::Hold
     );
 }

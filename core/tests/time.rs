@@ -83,3 +83,26 @@ fn seconds_since_is_exact_in_whole_frames() {
     };
     assert_eq!(b.seconds_since(&a), Some(3600.0));
 }
+
+#[test]
+fn a_frame_time_is_a_time_of_day_in_micros() {
+    let at = |frame_number, subframe, rate| FrameTime {
+        frame_number,
+        subframe,
+        rate,
+    };
+    // 13:13:04:31 at 60 fps, half a frame on.
+    let frames = ((13 * 60 + 13) * 60 + 4) * 60 + 31;
+    assert_eq!(
+        at(frames, 0.5, FrameRate::FPS_60).micros_of_day(),
+        Some(((13 * 3600 + 13 * 60 + 4) * 1_000_000) + 516_666 + 8_333)
+    );
+    // 87 x 30,000 frames at 30000/1001 are 87,087 s: a day and 687 s.
+    let ntsc = FrameRate::new(30_000, 1001);
+    assert_eq!(
+        at(87 * 30_000, 0.0, ntsc).micros_of_day(),
+        Some(687_000_000)
+    );
+    assert_eq!(at(-1, 0.0, FrameRate::FPS_60).micros_of_day(), None);
+    assert_eq!(at(1, 0.0, FrameRate::new(0, 1)).micros_of_day(), None);
+}

@@ -169,7 +169,7 @@ fn llv_discover_finds_the_box_and_its_name_is_a_setting() {
     assert_eq!(f["address"], "10.0.2.15");
     assert_eq!(f["control_port"], 11113);
     assert_eq!(f["osc_port"], 11114);
-    assert_eq!(f["protocol"], 3);
+    assert_eq!(f["protocol"], llv_core::control::PROTOCOL_VERSION);
     assert!(f["firmware"].as_str().unwrap().starts_with("llv-box-qemu"));
     assert_eq!(f["playing"], Value::Null);
     b.llv(&["box", "{box}", "config", "name", "stage-left"])

@@ -99,6 +99,8 @@ pub struct QemuBox {
     pub osc: u16,
     /// The mDNS port (UDP 5353), forwarded to 127.0.0.1.
     pub mdns: u16,
+    /// The Art-Net timecode port (UDP 6454), forwarded to 127.0.0.1.
+    pub artnet: u16,
 }
 
 impl QemuBox {
@@ -108,19 +110,25 @@ impl QemuBox {
     }
 
     /// Boots `elf` on `flash` with the other command-line words `words`, and
-    /// waits until its control port answers. Its OSC and mDNS ports are
-    /// forwarded too. The forwarded port is picked free
+    /// waits until its control port answers. Its OSC, mDNS and Art-Net ports
+    /// are forwarded too. The forwarded port is picked free
     /// just before QEMU starts; should another process take it in between,
     /// QEMU cannot forward it and exits, and the boot is tried again on
     /// another port (at most three times).
     pub fn boot_with(elf: &Path, flash: &Path, words: &str) -> QemuBox {
         for _ in 0..3 {
-            let (port, osc, mdns) = (free_port(), free_port_both(), free_udp_port());
+            let (port, osc, mdns, artnet) = (
+                free_port(),
+                free_port_both(),
+                free_udp_port(),
+                free_udp_port(),
+            );
             let mut qemu = spawn_box(
                 elf,
                 &format!(
                     ",hostfwd=tcp:127.0.0.1:{port}-:11113,hostfwd=tcp:127.0.0.1:{osc}-:11114,\
-                     hostfwd=udp:127.0.0.1:{osc}-:11114,hostfwd=udp:127.0.0.1:{mdns}-:5353"
+                     hostfwd=udp:127.0.0.1:{osc}-:11114,hostfwd=udp:127.0.0.1:{mdns}-:5353,\
+                     hostfwd=udp:127.0.0.1:{artnet}-:6454"
                 ),
                 &format!("flash={} {words}", flash.display()),
             );
@@ -134,6 +142,7 @@ impl QemuBox {
                         port,
                         osc,
                         mdns,
+                        artnet,
                     };
                 }
                 if let Some(status) = qemu.0.try_wait().unwrap() {

@@ -6,6 +6,8 @@ use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Context, Result};
+use llv_core::artnet::Label;
+use llv_core::settings::{ChaseSpec, MAX_FREEWHEEL_MS};
 use llv_core::time::FrameRate;
 
 use crate::recording::csv::ImportOptions;
@@ -109,6 +111,53 @@ impl EditArgs {
 
 /// The environment variable `llv box` and `llv flash` take the box's token from.
 pub const TOKEN_ENV: &str = "LLV_BOX_TOKEN";
+
+/// How a chase follows timecode, with `--chase` (`llv play`, `llv box play`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct ChaseArgs {
+    /// With --chase: the timecode at which the take's first frame plays, its
+    /// frames at the chased timecode's rate (default: the first frame's own timecode).
+    #[arg(long, value_name = "HH:MM:SS:FF", requires = "chase")]
+    offset: Option<String>,
+    /// With --chase: the Art-Net stream to follow.
+    #[arg(long, default_value_t = 0, requires = "chase")]
+    stream: u8,
+    /// With --chase: seconds to keep playing on the local clock when timecode stops.
+    #[arg(long, default_value_t = 4.0, requires = "chase")]
+    freewheel: f64,
+    /// With --chase: when freewheel runs out, hold the last frame instead of stopping.
+    #[arg(long, requires = "chase")]
+    hold: bool,
+}
+
+impl ChaseArgs {
+    /// The chase the arguments ask for, checked.
+    pub fn spec(&self) -> Result<ChaseSpec> {
+        let offset = match &self.offset {
+            Some(text) => Some(Label::parse(text).ok_or_else(|| {
+                anyhow!(
+                    "--offset {text:?}: give HH:MM:SS:FF (the frames at the rate of the timecode chased)"
+                )
+            })?),
+            None => None,
+        };
+        let most = f64::from(MAX_FREEWHEEL_MS) / 1000.0;
+        if !(0.0..=most).contains(&self.freewheel) {
+            bail!("--freewheel {}: give seconds, 0 to {most}", self.freewheel);
+        }
+        Ok(ChaseSpec {
+            offset,
+            stream: self.stream,
+            freewheel_ms: (self.freewheel * 1000.0).round() as u32,
+            hold: self.hold,
+        })
+    }
+
+    /// The offset as given, for messages.
+    pub fn offset_text(&self) -> &str {
+        self.offset.as_deref().unwrap_or("its own timecode")
+    }
+}
 
 /// The box's token: `--token`, else the first line of `--token-file`, else
 /// `LLV_BOX_TOKEN` (the last two keep it out of `ps` and shell history).

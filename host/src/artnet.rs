@@ -2,36 +2,24 @@
 //! from its own thread, and the generator `llv tc send` runs.
 
 use std::net::{SocketAddr, UdpSocket};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use llv_core::artnet::{ArtTimeCode, TimecodeKind, LEN};
-use llv_core::chase::{Chase, ChaseConfig};
+use llv_core::chase::{ChaseConfig, Follower};
 use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::pacer::Pacer;
 
-/// A chase fed by the timecode that arrives on a UDP port.
+/// A chase fed by the timecode that arrives on a UDP port ([`Follower`]).
 pub struct Receiver {
-    chase: Arc<Mutex<Chase>>,
+    follower: Arc<Mutex<Follower>>,
     epoch: Instant,
-    counts: Arc<Counts>,
     done: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
-}
-
-/// What arrived that was not timecode to chase.
-#[derive(Debug, Default)]
-pub struct Counts {
-    /// Valid timecode frames of the chased stream.
-    pub frames: AtomicU64,
-    /// Datagrams that are not valid `OpTimeCode` (wrong id, fields out of range, ...).
-    pub bad: AtomicU64,
-    /// Valid timecode of another stream id.
-    pub other_stream: AtomicU64,
 }
 
 impl Receiver {
@@ -48,26 +36,19 @@ impl Receiver {
             .with_context(|| format!("listening for Art-Net timecode on UDP {port}"))?;
         let socket: UdpSocket = socket.into();
         socket.set_read_timeout(Some(Duration::from_millis(50)))?;
-        let chase = Arc::new(Mutex::new(Chase::new(config)));
-        let counts = Arc::new(Counts::default());
+        let follower = Arc::new(Mutex::new(Follower::new(config, stream)));
         let done = Arc::new(AtomicBool::new(false));
         let epoch = Instant::now();
         let thread = {
-            let (chase, counts, done) = (chase.clone(), counts.clone(), done.clone());
-            thread::spawn(move || listen(&socket, stream, epoch, &chase, &counts, &done))
+            let (follower, done) = (follower.clone(), done.clone());
+            thread::spawn(move || listen(&socket, epoch, &follower, &done))
         };
         Ok(Receiver {
-            chase,
+            follower,
             epoch,
-            counts,
             done,
             thread: Some(thread),
         })
-    }
-
-    /// Microseconds on the chase's local clock.
-    pub fn now_us(&self) -> u64 {
-        micros(self.epoch.elapsed())
     }
 
     /// The instant of a local-clock time.
@@ -75,17 +56,12 @@ impl Receiver {
         self.epoch + Duration::from_micros(local_us)
     }
 
-    /// Runs `f` on the chase, its state moved on to now.
-    pub fn with<T>(&self, f: impl FnOnce(&Chase, u64) -> T) -> T {
-        let now = self.now_us();
-        let mut chase = self.chase.lock().unwrap_or_else(|e| e.into_inner());
-        chase.tick(now);
-        f(&chase, now)
-    }
-
-    /// What arrived so far.
-    pub fn counts(&self) -> &Counts {
-        &self.counts
+    /// Runs `f` on the follower, its chase moved on to now (µs on the local clock).
+    pub fn with<T>(&self, f: impl FnOnce(&mut Follower, u64) -> T) -> T {
+        let now = micros(self.epoch.elapsed());
+        let mut follower = self.follower.lock().unwrap_or_else(|e| e.into_inner());
+        follower.chase_at(now);
+        f(&mut follower, now)
     }
 }
 
@@ -102,35 +78,15 @@ fn micros(d: Duration) -> u64 {
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
 
-fn listen(
-    socket: &UdpSocket,
-    stream: u8,
-    epoch: Instant,
-    chase: &Mutex<Chase>,
-    counts: &Counts,
-    done: &AtomicBool,
-) {
+fn listen(socket: &UdpSocket, epoch: Instant, follower: &Mutex<Follower>, done: &AtomicBool) {
     let mut buf = [0u8; 1024];
     while !done.load(Ordering::Relaxed) {
         let Ok(n) = socket.recv(&mut buf) else {
             continue;
         };
         let now = micros(epoch.elapsed());
-        match ArtTimeCode::parse(&buf[..n]) {
-            Ok(tc) if tc.stream == stream => {
-                counts.frames.fetch_add(1, Ordering::Relaxed);
-                let frame_us = tc.kind.micros(1);
-                let mut chase = chase.lock().unwrap_or_else(|e| e.into_inner());
-                chase.tick(now);
-                chase.on_timecode(tc.micros(), frame_us, now);
-            }
-            Ok(_) => {
-                counts.other_stream.fetch_add(1, Ordering::Relaxed);
-            }
-            Err(_) => {
-                counts.bad.fetch_add(1, Ordering::Relaxed);
-            }
-        }
+        let mut follower = follower.lock().unwrap_or_else(|e| e.into_inner());
+        follower.on_datagram(&buf[..n], now);
     }
 }
 

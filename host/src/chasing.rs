@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Result};
 use indicatif::ProgressBar;
+use llv_core::artnet::Label;
 use llv_core::chase::ChaseState;
 use llv_core::pacing::FrameClock;
 use llv_core::time::FrameRate;
@@ -16,6 +17,10 @@ use llv_core::time::FrameRate;
 use crate::artnet::Receiver;
 use crate::pacer::Pacer;
 use crate::take::Take;
+
+/// A position back less than this before the frame sent keeps it (slewing);
+/// further back is a locate.
+const STAY_BACK_US: u64 = 100_000;
 
 /// How often the player looks at the chase when no frame is due sooner.
 const LOOK_EVERY: Duration = Duration::from_millis(20);
@@ -35,32 +40,20 @@ pub struct ChaseReport {
     pub bad_packets: u64,
     /// Timecode of another stream, ignored.
     pub other_stream: u64,
+    /// Other Art-Net operations (DMX, polls...), ignored.
+    pub other_ops: u64,
     /// How the chase stood at the end.
     pub last_state: Option<ChaseState>,
     /// The player ran with real-time priority.
     pub real_time: bool,
 }
 
-/// Where frame 0 of `take` sits on the timecode when no offset is given: its
-/// own frame time, as µs since the day's midnight.
-pub fn own_offset(take: &Take) -> Result<u64> {
-    let first = take
-        .frames()
-        .next()
-        .ok_or_else(|| anyhow!("no frames to play"))?;
-    let seconds = first
-        .time()
-        .seconds()
-        .filter(|s| s.is_finite() && *s >= 0.0)
-        .ok_or_else(|| anyhow!("frame 1 has no usable frame time: give --offset"))?;
-    Ok((seconds % 86_400.0 * 1e6) as u64)
-}
-
-/// Plays `take` following `receiver`'s chase, frame 0 at timecode
-/// `offset_us`, until `stop` is set; `send` puts a packet on the wire to every target.
+/// Plays `take` following `receiver`'s chase, frame 0 at timecode `offset`
+/// (its own frame time without one), until `stop` is set; `send` puts a
+/// packet on the wire to every target.
 pub fn play_chasing(
     take: &Take,
-    offset_us: u64,
+    offset: Option<Label>,
     receiver: &Receiver,
     stop: &AtomicBool,
     progress: &ProgressBar,
@@ -71,6 +64,13 @@ pub fn play_chasing(
         .frames()
         .next()
         .ok_or_else(|| anyhow!("no frames to play"))?;
+    let own_us = match offset {
+        Some(_) => 0,
+        None => first
+            .time()
+            .micros_of_day()
+            .ok_or_else(|| anyhow!("frame 1 has no usable frame time: give --offset"))?,
+    };
     let mut clock = FrameClock::new(
         Some(first.time().rate)
             .filter(|r| r.is_valid())
@@ -90,18 +90,31 @@ pub fn play_chasing(
     let mut last: Option<usize> = None;
     let mut state = None;
     while !stop.load(Ordering::Relaxed) {
-        let (now_state, position, now, locates) =
-            receiver.with(|c, now| (c.state(), c.position(now), now, c.locates()));
+        let (now_state, position, now, locates, offset_us) = receiver.with(|f, now| {
+            let c = f.chase_at(now).clone();
+            (
+                c.state(),
+                c.position(now),
+                now,
+                c.locates(),
+                f.offset_us(offset, own_us),
+            )
+        });
         report.locates = locates;
         if state != Some(now_state) {
             state = Some(now_state);
             progress.suspend(|| eprintln!("chase: {}", describe(now_state)));
         }
         let mut wake = now + u64::try_from(LOOK_EVERY.as_micros()).unwrap_or(20_000);
-        if let Some(tc) = position {
+        if let (Some(tc), Some(offset_us)) = (position, offset_us) {
             let media = tc.checked_sub(offset_us);
             let index = media.and_then(|m| {
                 let i = times.partition_point(|t| *t <= m).checked_sub(1)?;
+                // Slewing may pull the position back a little: stay, never resend.
+                let i = match last {
+                    Some(l) if i < l && times[l] - m < STAY_BACK_US => l,
+                    _ => i,
+                };
                 // Past the last frame's own span the take is over.
                 (m < times[i].saturating_add(period)).then_some(i)
             });
@@ -122,18 +135,22 @@ pub fn play_chasing(
                 Some(i) => times.get(i + 1).copied(),
                 None => media.map_or(Some(0), |_| None),
             };
-            let due = next_media
-                .and_then(|m| receiver.with(|c, _| c.local_time_of(offset_us.saturating_add(m))));
+            let due = next_media.and_then(|m| {
+                receiver.with(|f, now| f.chase_at(now).local_time_of(offset_us.saturating_add(m)))
+            });
             if let Some(due) = due {
                 wake = wake.min(due.max(now));
             }
         }
         pacer.wait_until(receiver.instant_of(wake), stop);
     }
-    let counts = receiver.counts();
-    report.timecode_frames = counts.frames.load(Ordering::Relaxed);
-    report.bad_packets = counts.bad.load(Ordering::Relaxed);
-    report.other_stream = counts.other_stream.load(Ordering::Relaxed);
+    receiver.with(|f, _| {
+        let status = f.status();
+        report.timecode_frames = u64::from(status.timecode_frames);
+        report.bad_packets = u64::from(status.bad_packets);
+        report.other_stream = u64::from(f.other_stream());
+        report.other_ops = u64::from(f.other_ops());
+    });
     report.last_state = state;
     Ok(report)
 }

@@ -17,11 +17,12 @@ use llv_box_control::session::FRAME_BUF;
 use llv_box_control::{serve_connection, ConnectionBuffers, Control, Penalties, LIMITS};
 use llv_box_store::mock::MockFlash;
 use llv_box_store::Store;
+use llv_core::artnet::Label;
 use llv_core::control::{
-    body_len, decode, encode, ErrorCode, Request, Response, PREFIX_LEN, PROTOCOL_VERSION,
+    body_len, decode, encode, ErrorCode, Request, Response, Start, PREFIX_LEN, PROTOCOL_VERSION,
 };
 use llv_core::packet::MAX_LEN;
-use llv_core::settings::Target;
+use llv_core::settings::{ChaseSpec, Target};
 use llv_tests::{example, llv_packets};
 use predicates::str::contains;
 use serde_json::Value;
@@ -64,10 +65,15 @@ struct SoftBox {
 
 impl SoftBox {
     fn start() -> SoftBox {
+        Self::with_clock(61_000_000)
+    }
+
+    /// A box whose clock reads `clock_us`.
+    fn with_clock(clock_us: u64) -> SoftBox {
         let flash = Flash::new(64 * 4096);
         let store = Arc::new(AsyncMutex::new(block_on(Store::mount(flash, 0..64 * 4096))));
         let device = Arc::new(Mutex::new(RecordingDevice {
-            uptime_ms: 61_000,
+            clock_us,
             address: Some([127, 0, 0, 1]),
             ..RecordingDevice::default()
         }));
@@ -120,8 +126,8 @@ impl SoftBox {
         self.addr.to_string()
     }
 
-    /// What the box plays: take, targets, loop count.
-    fn playing(&self) -> Option<(String, Vec<Target>, u32)> {
+    /// What the box plays: take, targets, loop count, start.
+    fn playing(&self) -> Option<(String, Vec<Target>, u32, Start)> {
         self.device.lock().unwrap().playing.clone()
     }
 }
@@ -222,9 +228,9 @@ fn play_stop_delete_and_status() {
         "--loop",
     ])
     .success();
-    let (name, targets, loops) = b.playing().unwrap();
+    let (name, targets, loops, start) = b.playing().unwrap();
     assert_eq!(name, "take one");
-    assert_eq!(loops, 0);
+    assert_eq!((loops, start), (0, Start::Now));
     assert_eq!(
         targets,
         [
@@ -250,6 +256,42 @@ fn play_stop_delete_and_status() {
     b.llv(&["box", &b.addr(), "play", "take one"])
         .failure()
         .stderr(contains("no targets given and none configured"));
+    // Following timecode, as asked.
+    b.llv(&[
+        "box",
+        &b.addr(),
+        "play",
+        "take one",
+        "--to",
+        "127.0.0.1",
+        "--chase",
+        "--offset",
+        "01:00:00:12",
+        "--freewheel",
+        "2",
+        "--hold",
+    ])
+    .success()
+    .stdout(contains("following Art-Net timecode from 01:00:00:12"));
+    assert_eq!(
+        b.playing().unwrap().3,
+        Start::Chase(ChaseSpec {
+            offset: Label::parse("01:00:00:12"),
+            stream: 0,
+            freewheel_ms: 2000,
+            hold: true,
+        })
+    );
+    b.llv(&[
+        "box",
+        &b.addr(),
+        "play",
+        "take one",
+        "--offset",
+        "01:00:00:00",
+    ])
+    .failure()
+    .stderr(contains("--chase"));
     b.llv(&["box", &b.addr(), "stop"]).success();
     assert!(b.playing().is_none());
     b.llv(&["box", &b.addr(), "delete", "take one"]).success();
@@ -416,4 +458,41 @@ fn status_shows_faults_and_how_to_recover() {
         ));
     let status = b.json(&["box", &b.addr(), "status", "--json"]);
     assert_eq!(status["faults"][0]["code"], "WatchdogReset");
+}
+
+#[test]
+fn together_starts_every_box_at_one_instant_on_its_own_clock() {
+    let (a, b) = (
+        SoftBox::with_clock(5_000_000),
+        SoftBox::with_clock(900_000_000),
+    );
+    for sb in [&a, &b] {
+        sb.llv(&["flash", &dao(), "--box", &sb.addr(), "--name", "take one"])
+            .success();
+    }
+    let out = a.json(&[
+        "box",
+        &a.addr(),
+        &b.addr(),
+        "play",
+        "take one",
+        "--to",
+        "127.0.0.1",
+        "--together",
+        "--json",
+    ]);
+    let ahead = out["start_in_us"].as_u64().unwrap();
+    assert!(ahead >= 300_000, "{out}");
+    // Each clock stands still here: its start is `ahead` past its reading,
+    // give or take the round trips.
+    let lead = |sb: &SoftBox, clock: u64| match sb.playing().unwrap().3 {
+        Start::At(at) => at as i64 - clock as i64,
+        other => panic!("{other:?}"),
+    };
+    let (la, lb) = (lead(&a, 5_000_000), lead(&b, 900_000_000));
+    for l in [la, lb] {
+        assert!((l - ahead as i64).abs() < 100_000, "{l} vs {ahead}");
+    }
+    a.llv(&["box", &a.addr(), &b.addr(), "stop"]).success();
+    assert!(a.playing().is_none() && b.playing().is_none());
 }

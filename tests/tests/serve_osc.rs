@@ -264,7 +264,7 @@ fn a_subscriber_gets_the_state_as_it_changes() {
         .iter()
         .filter(|m| m["address"] == "/llv/state")
         .collect();
-    assert_eq!(states[0]["args"], json!([0, "", 0, 0]), "{got:?}");
+    assert_eq!(states[0]["args"], json!([0, "", 0, 0, "off"]), "{got:?}");
     assert!(
         states
             .iter()
@@ -312,4 +312,90 @@ fn llv_box_works_unchanged_and_a_deleted_take_leaves_the_folder() {
         assert!(Instant::now() < end, "{got:?}");
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+#[test]
+fn a_take_chases_timecode_over_osc_and_subscribers_see_the_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let artnet = UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let serve = Serve::start(
+        dir.path(),
+        &[
+            "--bind",
+            "127.0.0.1",
+            "--no-discovery",
+            "--artnet-port",
+            &artnet.to_string(),
+        ],
+    );
+    let receiver = Receiver::new();
+    let dao = example("dao.gesichter");
+    llv()
+        .args(["flash", dao.to_str().unwrap(), "--box", &serve.addr()])
+        .timeout(TIMEOUT)
+        .assert()
+        .success();
+    let addr = serve.addr();
+    llv()
+        .args(["box", &addr, "config", "targets", &receiver.target()])
+        .timeout(TIMEOUT)
+        .assert()
+        .success();
+    // Timecode from 00:00:00:00 for 5 s; the take's first frame at 00:00:01:00.
+    let mut tc = std::process::Command::new(llv_tests::llv_path())
+        .args([
+            "tc",
+            "send",
+            "--to",
+            &format!("127.0.0.1:{artnet}"),
+            "--frames",
+            "150",
+        ])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let got = osc_client(
+        "127.0.0.1",
+        serve.osc,
+        "udp",
+        &json!([
+            ["/llv/subscribe", 30],
+            ["/llv/chase", "dao", "00:00:01:00"],
+            ["wait", 3.5],
+            ["/llv/status"],
+            ["/llv/stop"],
+        ]),
+    );
+    assert!(tc.wait().unwrap().success());
+    let states: Vec<&Value> = got
+        .iter()
+        .filter(|m| m["address"] == "/llv/state")
+        .collect();
+    let chase: Vec<&str> = states
+        .iter()
+        .filter_map(|s| s["args"][4].as_str())
+        .collect();
+    let locked = chase.iter().position(|s| *s == "locked");
+    assert!(
+        locked.is_some_and(|i| chase[..i].contains(&"locking")),
+        "{chase:?}"
+    );
+    let r = replies(&got);
+    let status = &r.iter().find(|r| r["address"] == "/llv/status").unwrap()["data"];
+    assert_eq!(status["playing"]["chase"], "locked", "{status}");
+    assert!(status["playing"]["timecode"]
+        .as_str()
+        .unwrap()
+        .starts_with("00:00:0"));
+    assert!(receiver.frames(1, Duration::from_millis(100)).len() <= 1);
+    let frames_seen = states
+        .iter()
+        .filter_map(|s| s["args"][2].as_i64())
+        .max()
+        .unwrap();
+    assert!(frames_seen > 60, "{states:?}");
 }

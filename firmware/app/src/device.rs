@@ -1,6 +1,7 @@
 //! The box as the control session sees it ([`BoxDevice`]): a player that
-//! takes commands, the playing position, uptime and address; the player task
-//! ([`run_player`]) and the autoplay at power-up.
+//! takes commands, the playing position, its clock and address; the player
+//! task ([`run_player`]: at once, at a time on the box's clock, or following
+//! Art-Net timecode) and the autoplay at power-up.
 //!
 //! Play and Stop are commands in one signal, the latest winning: a Stop that
 //! comes right after a Play (before the player took it) cancels it, and one
@@ -21,14 +22,16 @@ use heapless::Vec;
 use llv_box_card::Slot;
 use llv_box_control::Device;
 use llv_box_control::{ShelfTake, Take, TakeLibrary};
-use llv_core::control::{Fault, FaultCode, Playing, MAX_FAULTS};
+use llv_core::control::{Fault, FaultCode, Playing, Start, MAX_FAULTS};
 use llv_core::settings::{Loops, Settings, Target, BOX_NAME_LEN, MAX_TARGETS};
 
+use crate::chaser::chase;
 use crate::fmt::{info, warning};
 use crate::player::{play, PlayReport};
 use crate::ring::FrameRing;
 use crate::sink::PacketSink;
 use crate::stored::{SharedShelf, StoreSource, SubjectCell, READ_AHEAD};
+use crate::timecode::Timecode;
 
 /// What the player is told to do; a newer command replaces one not yet taken.
 enum Command {
@@ -37,6 +40,7 @@ enum Command {
         reader: ShelfTake,
         targets: Vec<Target, MAX_TARGETS>,
         loops: Loops,
+        start: Start,
     },
     /// Stop playing.
     Stop,
@@ -62,6 +66,8 @@ pub struct BoxState {
     faults: Shared<Vec<Fault, MAX_FAULTS>>,
     /// The box's name as the settings give it.
     name: Shared<Option<String<BOX_NAME_LEN>>>,
+    /// The timecode a chasing playback follows.
+    pub timecode: Timecode,
 }
 
 impl BoxState {
@@ -76,6 +82,7 @@ impl BoxState {
             address: BlockingMutex::new(RefCell::new(None)),
             faults: BlockingMutex::new(RefCell::new(Vec::new())),
             name: BlockingMutex::new(RefCell::new(None)),
+            timecode: Timecode::new(),
         }
     }
 
@@ -121,12 +128,19 @@ impl BoxState {
         self.address.lock(|a| *a.borrow())
     }
 
-    /// Tells the player to play `reader`'s take, replacing what plays.
-    pub fn request_play(&self, reader: ShelfTake, targets: &[Target], loop_count: u32) {
+    /// Tells the player to play `reader`'s take from `start`, replacing what plays.
+    pub fn request_play(
+        &self,
+        reader: ShelfTake,
+        targets: &[Target],
+        loop_count: u32,
+        start: Start,
+    ) {
         self.commands.signal(Command::Play {
             reader,
             targets: targets.iter().take(MAX_TARGETS).copied().collect(),
             loops: Loops::from_count(loop_count),
+            start,
         });
     }
 
@@ -153,6 +167,7 @@ impl BoxState {
                 p.late_frames = report.late_frames;
                 p.max_late_us = u32::try_from(report.max_late_us).unwrap_or(u32::MAX);
                 p.targets.clone_from(&report.targets);
+                p.chase = self.timecode.status();
             }
         });
     }
@@ -171,8 +186,8 @@ pub struct BoxDevice<'a> {
 }
 
 impl Device<ShelfTake> for BoxDevice<'_> {
-    fn play(&mut self, take: ShelfTake, targets: &[Target], loop_count: u32) {
-        self.state.request_play(take, targets, loop_count);
+    fn play(&mut self, take: ShelfTake, targets: &[Target], loop_count: u32, start: Start) {
+        self.state.request_play(take, targets, loop_count, start);
     }
 
     fn stop(&mut self) {
@@ -183,8 +198,8 @@ impl Device<ShelfTake> for BoxDevice<'_> {
         self.state.playing()
     }
 
-    fn uptime_ms(&self) -> u64 {
-        Instant::now().as_millis()
+    fn clock_us(&self) -> u64 {
+        Instant::now().as_micros()
     }
 
     fn address(&self) -> Option<[u8; 4]> {
@@ -223,6 +238,7 @@ pub async fn run_player<F: NorFlash, D: Slot, K: PacketSink>(
             reader,
             targets,
             loops,
+            start,
         } = command
         else {
             command = state.commands.wait().await;
@@ -238,8 +254,13 @@ pub async fn run_player<F: NorFlash, D: Slot, K: PacketSink>(
                 late_frames: 0,
                 max_late_us: 0,
                 targets: Vec::new(),
+                chase: None,
             })
         });
+        match &start {
+            Start::Chase(spec) => state.timecode.begin(spec),
+            Start::Now | Start::At(_) => state.timecode.end(),
+        }
         let now = Instant::now();
         state
             .life
@@ -251,8 +272,29 @@ pub async fn run_player<F: NorFlash, D: Slot, K: PacketSink>(
             &state.subject,
             &state.read_ahead_short,
         );
-        let playback = play(&mut source, sink, &targets, loops, |r| state.progress(r));
+        let progress = |r: &PlayReport| state.progress(r);
+        let playback = async {
+            match start {
+                Start::Now => play(&mut source, sink, &targets, loops, None, progress).await,
+                Start::At(us) => {
+                    let at = Some(Instant::from_micros(us));
+                    play(&mut source, sink, &targets, loops, at, progress).await
+                }
+                Start::Chase(spec) => {
+                    chase(
+                        &mut source,
+                        sink,
+                        &targets,
+                        &state.timecode,
+                        spec.offset,
+                        progress,
+                    )
+                    .await
+                }
+            }
+        };
         let outcome = select(playback, state.commands.wait()).await;
+        state.timecode.end();
         state.playing.lock(|p| *p.borrow_mut() = None);
         state.life.lock(|l| *l.borrow_mut() = None);
         state.read_ahead_short.store(false, Ordering::Relaxed);
@@ -275,7 +317,8 @@ pub async fn run_player<F: NorFlash, D: Slot, K: PacketSink>(
 }
 
 /// At power-up: plays the autoplay take of `settings` (the stored ones the box
-/// uses), if it exists, to their targets.
+/// uses), if it exists, to their targets: at once, or following timecode
+/// when the settings chase.
 pub async fn autoplay<F: NorFlash, D: Slot>(
     store: &SharedShelf<F, D>,
     state: &BoxState,
@@ -290,10 +333,14 @@ pub async fn autoplay<F: NorFlash, D: Slot>(
         warning!("autoplay {=str}: no targets configured", auto.take.as_str());
         return;
     }
+    let start = match settings.chase {
+        Some(spec) => Start::Chase(spec),
+        None => Start::Now,
+    };
     match store.open(&auto.take) {
         Ok(reader) => {
             info!("autoplay {=str}", auto.take.as_str());
-            state.request_play(reader, &settings.targets, auto.loop_count);
+            state.request_play(reader, &settings.targets, auto.loop_count, start);
         }
         Err(_) => warning!("autoplay {=str}: no such take", auto.take.as_str()),
     }

@@ -7,7 +7,8 @@
 //! the network up ([`net`]), autoplay, play what the control port
 //! ([`listener`], [`device`]), keep the card ([`card`]) and show tools over OSC ([`show`], which also
 //! answers mDNS) ask for from the store, read ahead ([`stored`],
-//! [`ring`]), to one socket per target ([`sink`]), and keep the watchdog fed
+//! [`ring`]), at once or following Art-Net timecode ([`timecode`],
+//! [`chaser`]), to one socket per target ([`sink`]), and keep the watchdog fed
 //! while all is well ([`health`]); or [`session::run`]: play one take (the
 //! `builtin` one) to the configured targets ([`config`]).
 #![cfg_attr(not(test), no_std)]
@@ -19,6 +20,7 @@ pub mod boot;
 #[cfg(feature = "builtin")]
 pub mod builtin;
 pub mod card;
+pub mod chaser;
 pub mod config;
 pub mod device;
 pub mod health;
@@ -31,12 +33,14 @@ pub mod show;
 pub mod sink;
 pub mod source;
 pub mod stored;
+pub mod timecode;
 
 pub use config::{BoxConfig, ConfigError};
 
 /// Sockets the box's network stack needs: DHCP, one UDP socket per target,
-/// the control connections, and the show doors (OSC on UDP and TCP, mDNS).
+/// the control connections, the show doors (OSC on UDP and TCP, mDNS) and
+/// the Art-Net timecode port.
 pub const SOCKETS: usize =
-    1 + llv_core::settings::MAX_TARGETS + listener::LISTENERS + show::SOCKETS;
+    1 + llv_core::settings::MAX_TARGETS + listener::LISTENERS + show::SOCKETS + 1;
 pub use player::{play, PlayError, PlayReport};
 pub use source::{Frame, FrameSource, ImageSource};

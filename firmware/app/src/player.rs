@@ -64,6 +64,8 @@ pub enum PlayError<E> {
     NoTargets,
     /// The take would loop faster than `llv_core::take::MAX_FPS`.
     TooFast,
+    /// Chasing at the take's own timecode, but its first frame has none usable.
+    NoTimecode,
     /// Reading frame `index` failed.
     Source {
         /// The frame.
@@ -82,13 +84,15 @@ pub fn deadline_offset_us(loop_index: u64, period_us: u32, time_us: u32) -> u64 
 
 /// Plays `source` to `targets` (at most [`MAX_TARGETS`]) through `sink`,
 /// `loops` times, then waits up to [`FLUSH_TIMEOUT`] for the queues to drain.
-/// `progress` sees the report when a frame is in hand (with its deadline) and
-/// when it has been sent.
+/// Frame 0 is due at `start` (a time already past plays on that schedule),
+/// or without one as soon as it is in hand. `progress` sees the report when
+/// a frame is in hand (with its deadline) and when it has been sent.
 pub async fn play<S: FrameSource, K: PacketSink>(
     source: &mut S,
     sink: &mut K,
     targets: &[Target],
     loops: Loops,
+    start: Option<Instant>,
     mut progress: impl FnMut(&PlayReport),
 ) -> Result<PlayReport, PlayError<S::Error>> {
     let count = source.frame_count();
@@ -116,9 +120,9 @@ pub async fn play<S: FrameSource, K: PacketSink>(
     };
     sink.open(targets);
     let mut buf = [0u8; MAX_LEN];
-    // The schedule starts when the first frame is in hand (a source may read
-    // ahead then), so frame 0 is never late by the time its read took.
-    let mut start = None;
+    // Without a start, the schedule starts when the first frame is in hand (a
+    // source may read ahead then), so frame 0 is never late by the time its read took.
+    let mut start = start;
     let mut loop_index: u64 = 0;
     loop {
         if let Loops::Times(n) = loops {

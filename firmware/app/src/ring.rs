@@ -92,6 +92,16 @@ impl<const N: usize> FrameRing<N> {
         Some((time_us, len))
     }
 
+    /// The oldest frame's time, without taking it.
+    pub fn peek_time(&self) -> Option<u32> {
+        if self.frames == 0 {
+            return None;
+        }
+        let mut time = [0u8; 4];
+        self.copy_out(self.start, &mut time);
+        Some(u32::from_le_bytes(time))
+    }
+
     /// Copies `bytes` in at `at`, wrapping; returns where the copy ended.
     fn copy_in(&mut self, at: usize, bytes: &[u8]) -> usize {
         let first = bytes.len().min(N - at);

@@ -1,7 +1,7 @@
 //! One power-up of the box: network up, then either the configured playback
 //! of one take ([`run`]) or the box with its store ([`run_store`]).
 
-use embassy_futures::select::{select, select4, Either, Either4};
+use embassy_futures::select::{select, select5, Either, Either5};
 use embassy_net::udp::BindError;
 use embassy_net::Stack;
 use embedded_storage_async::nor_flash::NorFlash;
@@ -21,6 +21,7 @@ use crate::player::{play, PlayError, PlayReport};
 use crate::show::{self, ShowBuffers};
 use crate::sink::{SocketBuffers, UdpSink};
 use crate::source::FrameSource;
+use crate::timecode::{listen, TimecodeBuffers};
 
 /// How a session ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,9 +48,16 @@ pub async fn run<S: FrameSource>(
     for t in &config.targets {
         info!("target {}:{}", t.ip, t.port);
     }
-    let report = play(source, &mut sink, &config.targets, config.loops, |_| ())
-        .await
-        .map_err(SessionError::Play)?;
+    let report = play(
+        source,
+        &mut sink,
+        &config.targets,
+        config.loops,
+        None,
+        |_| (),
+    )
+    .await
+    .map_err(SessionError::Play)?;
     if report.dropped() > 0 || report.late_frames > 0 {
         warning!(
             "{} frames dropped, {} late (max {} us)",
@@ -77,6 +85,8 @@ pub struct BoxParts<'a, W> {
     pub show: &'a mut ShowBuffers,
     /// Whether a card is in the slot (false on a box without one).
     pub card_present: &'a dyn Fn() -> bool,
+    /// The Art-Net timecode port.
+    pub timecode: &'a mut TimecodeBuffers,
 }
 
 /// The box with its store: brings the network up per `booted.net`, starts the
@@ -96,6 +106,7 @@ pub async fn run_store<F: NorFlash, D: Slot, W: Watchdog>(
         control,
         show: show_buffers,
         card_present,
+        timecode: timecode_buffers,
     } = parts;
     let Booted {
         store,
@@ -128,18 +139,20 @@ pub async fn run_store<F: NorFlash, D: Slot, W: Watchdog>(
         };
         autoplay(store, &state, settings).await;
         info!("control port {}", llv_core::control::CONTROL_PORT);
-        match select4(
+        match select5(
             run_player(store, &state, &mut sink),
             serve(stack, &ports, &state, control),
             show::serve(stack, &ports, &state, &identity, show_buffers),
             keep_card(store, &state, settings, card_present),
+            listen(stack, &state.timecode, timecode_buffers),
         )
         .await
         {
-            Either4::First(never)
-            | Either4::Second(never)
-            | Either4::Third(never)
-            | Either4::Fourth(never) => never,
+            Either5::First(never)
+            | Either5::Second(never)
+            | Either5::Third(never)
+            | Either5::Fourth(never)
+            | Either5::Fifth(never) => never,
         }
     };
     match select(keeper, rest).await {

@@ -37,6 +37,11 @@ pub trait FrameSource {
         index: u32,
         buf: &mut [u8; MAX_LEN],
     ) -> Result<Frame, Self::Error>;
+
+    /// Frame `index`'s time from frame 0, in µs, without its packet (a chase
+    /// looks up where to go on). Cheapest for the frame a sequential read
+    /// comes to next.
+    async fn frame_time(&mut self, index: u32) -> Result<u32, Self::Error>;
 }
 
 /// A take image held in memory (the built-in take, or one in memory-mapped
@@ -117,5 +122,12 @@ impl FrameSource for ImageSource<'_> {
             time_us: entry.time_us,
             len,
         })
+    }
+
+    async fn frame_time(&mut self, index: u32) -> Result<u32, TakeError> {
+        if index >= self.frame_count() {
+            return Err(TakeError::FrameCount);
+        }
+        Ok(self.entry(index)?.time_us)
     }
 }

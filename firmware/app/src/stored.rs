@@ -30,10 +30,10 @@ pub type SharedShelf<F, D> = Mutex<CriticalSectionRawMutex, Shelf<F, D>>;
 /// The subject every sent frame gets, if renamed; changed by the settings at any time.
 pub type SubjectCell = BlockingMutex<CriticalSectionRawMutex, RefCell<Option<String<SUBJECT_LEN>>>>;
 
-/// Bytes of read-ahead: 2.5 s of Live Link Face's usual 320-byte frames at
+/// Bytes of read-ahead: 2.4 s of Live Link Face's usual 320-byte frames at
 /// 60 fps (the H7's sector erase takes 1.1 s, at worst 2.2 s), 1 s of the
 /// largest possible (774 bytes, long device id and subject).
-pub const READ_AHEAD: usize = 48 * 1024;
+pub const READ_AHEAD: usize = 46 * 1024;
 
 /// Frames read into the ring per frame played at most, once it holds some: a
 /// ring drained by an erase refills over the next few frames instead of in one
@@ -184,6 +184,27 @@ impl<F: NorFlash, D: Slot, const N: usize> FrameSource for StoreSource<'_, F, D,
             }
         };
         Ok(Frame { time_us, len })
+    }
+
+    async fn frame_time(&mut self, index: u32) -> Result<u32, StoredError> {
+        if index == self.front {
+            if let Some(time) = self.ring.peek_time() {
+                return Ok(time);
+            }
+        }
+        let mut shelf = self.store.lock().await;
+        let entry = match &mut self.reader {
+            ShelfTake::Flash(reader) => reader
+                .entry(&mut shelf.store, index)
+                .await
+                .map_err(|_| StoredError::Read)?,
+            ShelfTake::Card(reader) => shelf
+                .card
+                .entry(reader, index)
+                .await
+                .map_err(|_| StoredError::Read)?,
+        };
+        Ok(entry.time_us)
     }
 }
 

@@ -19,7 +19,9 @@ use llv_box_control::{serve_connection, ConnectionBuffers, Control, Limits, Pena
 use llv_box_control::{Shelf, ShelfTake};
 use llv_box_store::mock::{synthetic_image, MockFlash};
 use llv_box_store::Store;
-use llv_core::control::{encode, Request, Response, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION};
+use llv_core::control::{
+    encode, Request, Response, Start, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
+};
 use llv_core::take::TakeImage;
 
 type Flash = MockFlash<4, 4096>;
@@ -90,7 +92,7 @@ fn with_player<F: NorFlash, T>(
 
 fn play<F: NorFlash>(store: &SharedStore<F>, state: &BoxState, loops: u32) {
     let reader = ShelfTake::Flash(store.try_lock().unwrap().store.reader("t").unwrap());
-    state.request_play(reader, &[target(9)], loops);
+    state.request_play(reader, &[target(9)], loops, Start::Now);
 }
 
 #[test]

@@ -30,7 +30,7 @@ fn every_packet_to_every_target_in_order_bit_exact() {
     let mut sink = Recorder::default();
     let targets = [target(11111), target(11112)];
     let report = on_mock_clock(
-        play(&mut src, &mut sink, &targets, Loops::Times(1), |_| ()),
+        play(&mut src, &mut sink, &targets, Loops::Times(1), None, |_| ()),
         MS,
         LIMIT,
     )
@@ -58,7 +58,14 @@ fn frames_leave_at_their_absolute_deadlines_across_loops() {
     let mut sink = Recorder::default();
     let start = Instant::now();
     let report = on_mock_clock(
-        play(&mut src, &mut sink, &[target(1)], Loops::Times(3), |_| ()),
+        play(
+            &mut src,
+            &mut sink,
+            &[target(1)],
+            Loops::Times(3),
+            None,
+            |_| (),
+        ),
         MS,
         LIMIT,
     )
@@ -88,7 +95,14 @@ fn late_frames_catch_up_instead_of_shifting_the_schedule() {
     };
     let start = Instant::now();
     let report = on_mock_clock(
-        play(&mut src, &mut sink, &[target(1)], Loops::Times(1), |_| ()),
+        play(
+            &mut src,
+            &mut sink,
+            &[target(1)],
+            Loops::Times(1),
+            None,
+            |_| (),
+        ),
         MS,
         LIMIT,
     )
@@ -111,7 +125,7 @@ fn a_full_target_loses_its_frames_and_holds_up_no_other() {
     let targets = [target(1), target(2), target(3)];
     let start = Instant::now();
     let report = on_mock_clock(
-        play(&mut src, &mut sink, &targets, Loops::Times(1), |_| ()),
+        play(&mut src, &mut sink, &targets, Loops::Times(1), None, |_| ()),
         MS,
         LIMIT,
     )
@@ -135,7 +149,14 @@ fn a_queue_that_never_drains_holds_the_end_for_the_flush_timeout_only() {
     };
     let start = Instant::now();
     let report = on_mock_clock(
-        play(&mut src, &mut sink, &[target(1)], Loops::Times(1), |_| ()),
+        play(
+            &mut src,
+            &mut sink,
+            &[target(1)],
+            Loops::Times(1),
+            None,
+            |_| (),
+        ),
         MS,
         LIMIT,
     )
@@ -159,7 +180,7 @@ fn a_stop_ends_playback_wherever_it_waits() {
     let start = Instant::now();
     let outcome = on_mock_clock(
         async {
-            let playing = play(&mut src, &mut sink, &targets, Loops::Forever, |r| {
+            let playing = play(&mut src, &mut sink, &targets, Loops::Forever, None, |r| {
                 reports += 1;
                 if r.frames == 3 {
                     stop.signal(());
@@ -182,7 +203,11 @@ fn errors_and_refusals() {
     let _clock = clock();
     let mut sink = Recorder::default();
     let run = |src: &mut VecSource, sink: &mut Recorder, targets: &[_]| {
-        on_mock_clock(play(src, sink, targets, Loops::Times(1), |_| ()), MS, LIMIT)
+        on_mock_clock(
+            play(src, sink, targets, Loops::Times(1), None, |_| ()),
+            MS,
+            LIMIT,
+        )
     };
     assert_eq!(
         run(&mut source(0, 1), &mut sink, &[target(1)]),
@@ -218,6 +243,7 @@ fn errors_and_refusals() {
             &mut sink,
             &[target(1)],
             Loops::Times(0),
+            None,
             |_| (),
         ),
         MS,

@@ -487,6 +487,19 @@ impl<D: Slot> Card<D> {
         })
     }
 
+    /// Frame `index`'s entry of `reader`'s take.
+    pub async fn entry(
+        &mut self,
+        reader: &mut CardReader,
+        index: u32,
+    ) -> Result<FrameEntry, CardError> {
+        let mut buf = [0u8; MAX_LEN];
+        let next = reader.next;
+        let entry = self.packet(reader, index, &mut buf).await?;
+        reader.next = next;
+        Ok(entry)
+    }
+
     async fn read_frame(
         &mut self,
         reader: &mut CardReader,

@@ -6,7 +6,9 @@ use std::sync::{Arc, Mutex};
 use std::vec::Vec;
 
 use heapless::Vec as Bounded;
-use llv_core::control::{body_len, decode, Fault, Playing, Response, MAX_FAULTS, PREFIX_LEN};
+use llv_core::control::{
+    body_len, decode, Fault, Playing, Response, Start, MAX_FAULTS, PREFIX_LEN,
+};
 use llv_core::settings::{Settings, Target};
 
 use crate::library::Take;
@@ -15,12 +17,12 @@ use crate::session::Device;
 /// Remembers the last play request and the last settings applied.
 #[derive(Clone, Debug, Default)]
 pub struct RecordingDevice {
-    /// The take playing: name, targets and loop count.
-    pub playing: Option<(String, Vec<Target>, u32)>,
+    /// The take playing: name, targets, loop count and start.
+    pub playing: Option<(String, Vec<Target>, u32, Start)>,
     /// The settings last passed to `settings_changed`.
     pub applied: Option<Settings>,
-    /// What `uptime_ms` answers.
-    pub uptime_ms: u64,
+    /// What `clock_us` answers.
+    pub clock_us: u64,
     /// What `address` answers.
     pub address: Option<[u8; 4]>,
     /// What `faults` answers.
@@ -30,8 +32,13 @@ pub struct RecordingDevice {
 }
 
 impl<T: Take> Device<T> for RecordingDevice {
-    fn play(&mut self, take: T, targets: &[Target], loop_count: u32) {
-        self.playing = Some((take.header().name.to_string(), targets.to_vec(), loop_count));
+    fn play(&mut self, take: T, targets: &[Target], loop_count: u32, start: Start) {
+        self.playing = Some((
+            take.header().name.to_string(),
+            targets.to_vec(),
+            loop_count,
+            start,
+        ));
     }
 
     fn stop(&mut self) {
@@ -39,18 +46,19 @@ impl<T: Take> Device<T> for RecordingDevice {
     }
 
     fn playing(&self) -> Option<Playing> {
-        self.playing.as_ref().map(|(take, _, _)| Playing {
+        self.playing.as_ref().map(|(take, ..)| Playing {
             take: llv_core::control::bounded(take),
             frame: 0,
             loops_done: 0,
             late_frames: 0,
             max_late_us: 0,
             targets: Bounded::new(),
+            chase: None,
         })
     }
 
-    fn uptime_ms(&self) -> u64 {
-        self.uptime_ms
+    fn clock_us(&self) -> u64 {
+        self.clock_us
     }
 
     fn address(&self) -> Option<[u8; 4]> {
@@ -86,8 +94,8 @@ impl SharedDevice {
 }
 
 impl<T: Take> Device<T> for SharedDevice {
-    fn play(&mut self, take: T, targets: &[Target], loop_count: u32) {
-        Device::<T>::play(&mut *self.lock(), take, targets, loop_count);
+    fn play(&mut self, take: T, targets: &[Target], loop_count: u32, start: Start) {
+        Device::<T>::play(&mut *self.lock(), take, targets, loop_count, start);
     }
 
     fn stop(&mut self) {
@@ -98,8 +106,8 @@ impl<T: Take> Device<T> for SharedDevice {
         Device::<T>::playing(&*self.lock())
     }
 
-    fn uptime_ms(&self) -> u64 {
-        self.lock().uptime_ms
+    fn clock_us(&self) -> u64 {
+        self.lock().clock_us
     }
 
     fn address(&self) -> Option<[u8; 4]> {

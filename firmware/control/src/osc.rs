@@ -9,6 +9,7 @@
 //! |---|---|---|
 //! | `/llv/connect` | `[token]` | `Hello` |
 //! | `/llv/play` | `take [loops]` (0 loops forever; 1 by default) | `Play` to the configured targets |
+//! | `/llv/chase` | `take [offset]` (`HH:MM:SS:FF`; the take's own timecode by default) | `Play` following Art-Net timecode |
 //! | `/llv/stop` | | `Stop` |
 //! | `/llv/status` | | `Status` |
 //! | `/llv/takes` | | `List` |
@@ -26,8 +27,9 @@
 //! messages run (time tags are not waited for) and the rest are refused in
 //! one `/llv/error`.
 //!
-//! A subscriber gets `/llv/state ,isii` (playing 1 or 0, take, frame, loops
-//! done): at once, whenever the take, playing or the loop count changes
+//! A subscriber gets `/llv/state ,isiis` (playing 1 or 0, take, frame, loops
+//! done, chase state or `off`): at once, whenever the take, playing, the loop
+//! count or the chase state changes
 //! (looked at every [`PUSH_POLL`]), and every [`HEARTBEAT`].
 
 use core::sync::atomic::AtomicBool;
@@ -37,13 +39,16 @@ use embassy_sync::blocking_mutex::raw::RawMutex;
 use embassy_time::{with_deadline, Duration, Instant, Timer};
 use embedded_io_async::{Read, Write};
 use heapless::String;
+use llv_core::artnet::Label;
+use llv_core::chase::ChaseState;
 use llv_core::control::{
-    ErrorCode, FaultCode, Playing, Request, Response, Status, TakeInfo, PROTOCOL_VERSION,
+    ErrorCode, FaultCode, Playing, Request, Response, Start, Status, TakeInfo, PROTOCOL_VERSION,
 };
 use llv_core::osc::{
     size_prefix, Arg, Framing, Message, OscError, Packet, SlipDecoder, SlipEvent, SIZE_PREFIX_LEN,
     SLIP_END, SLIP_ESC, SLIP_ESC_END, SLIP_ESC_ESC,
 };
+use llv_core::settings::ChaseSpec;
 use llv_core::take::NAME_LEN;
 
 use crate::connection::{Control, Ended};
@@ -129,6 +134,7 @@ struct StateKey {
     take: String<NAME_LEN>,
     playing: bool,
     loops_done: u32,
+    chase: Option<ChaseState>,
 }
 
 impl StateKey {
@@ -138,11 +144,13 @@ impl StateKey {
                 take: p.take.clone(),
                 playing: true,
                 loops_done: p.loops_done,
+                chase: p.chase.map(|c| c.state),
             },
             None => StateKey {
                 take: String::new(),
                 playing: false,
                 loops_done: 0,
+                chase: None,
             },
         }
     }
@@ -248,6 +256,28 @@ fn command<'a>(m: &Message<'a>) -> Result<Command<'a>, &'static str> {
                 name,
                 targets: heapless::Vec::new(),
                 loop_count,
+                start: Start::Now,
+            })
+        }
+        "/llv/chase" => {
+            let Some(Arg::Str(name)) = args.next() else {
+                return Err("/llv/chase takes a take name (string), then an offset HH:MM:SS:FF");
+            };
+            let offset = match args.next() {
+                None => None,
+                Some(Arg::Str(text)) => {
+                    Some(Label::parse(text).ok_or("/llv/chase: the offset is HH:MM:SS:FF")?)
+                }
+                Some(_) => return Err("/llv/chase: the offset is a string HH:MM:SS:FF"),
+            };
+            Command::Request(Request::Play {
+                name,
+                targets: heapless::Vec::new(),
+                loop_count: 0,
+                start: Start::Chase(ChaseSpec {
+                    offset,
+                    ..ChaseSpec::DEFAULT
+                }),
             })
         }
         "/llv/stop" => Command::Request(Request::Stop),
@@ -262,7 +292,11 @@ fn command<'a>(m: &Message<'a>) -> Result<Command<'a>, &'static str> {
                     .ok_or("/llv/subscribe: seconds is a whole number (0 ends it)")?,
             ),
         },
-        _ => return Err("unknown address: /llv/connect, play, stop, status, takes, subscribe"),
+        _ => {
+            return Err(
+                "unknown address: /llv/connect, play, chase, stop, status, takes, subscribe",
+            )
+        }
     };
     if args.next().is_some() {
         return Err("too many arguments");
@@ -461,8 +495,10 @@ fn response_reply(out: &mut [u8; MAX_REPLY], address: &str, response: &Response)
             reply(out, address, ReplyStatus::Ok, |j| status_json(j, status))
         }
         Response::List { takes } => reply(out, address, ReplyStatus::Ok, |j| takes_json(j, takes)),
-        // No OSC address asks for the settings.
-        Response::Settings { .. } => reply(out, address, ReplyStatus::Ok, |j| j.raw("null")),
+        // No OSC address asks for the settings or the clock.
+        Response::Settings { .. } | Response::Clock { .. } => {
+            reply(out, address, ReplyStatus::Ok, |j| j.raw("null"))
+        }
     }
 }
 
@@ -494,6 +530,23 @@ fn status_json(j: &mut Json<'_>, s: &Status) {
             number(j, "frame", u64::from(p.frame));
             number(j, "loops_done", u64::from(p.loops_done));
             number(j, "late_frames", u64::from(p.late_frames));
+            if let Some(c) = &p.chase {
+                j.raw(",");
+                j.key("chase");
+                j.string(c.state.name());
+                j.raw(",");
+                j.key("timecode");
+                match &c.timecode {
+                    Some(tc) => {
+                        let mut text: String<12> = String::new();
+                        // 11 characters: fits.
+                        let _ = core::fmt::write(&mut text, format_args!("{tc}"));
+                        j.string(&text);
+                    }
+                    None => j.raw("null"),
+                }
+                number(j, "locates", u64::from(c.locates));
+            }
             j.raw("}");
         }
         None => j.raw("null"),
@@ -638,18 +691,22 @@ fn json_message(
     end
 }
 
-/// Writes the state message `/llv/state ,isii` (playing, take, frame, loops
-/// done) into `out`; returns its length.
+/// Writes the state message `/llv/state ,isiis` (playing, take, frame, loops
+/// done, chase state or `off`) into `out`; returns its length.
 pub fn state_message(out: &mut [u8; MAX_REPLY], playing: Option<&Playing>) -> usize {
     let (on, take, frame, loops) = match playing {
         Some(p) => (1, p.take.as_str(), p.frame, p.loops_done),
         None => (0, "", 0, 0),
     };
+    let chase = playing
+        .and_then(|p| p.chase)
+        .map_or("off", |c| c.state.name());
     let args = [
         Arg::Int(on),
         Arg::Str(take),
         Arg::Int(i32::try_from(frame).unwrap_or(i32::MAX)),
         Arg::Int(i32::try_from(loops).unwrap_or(i32::MAX)),
+        Arg::Str(chase),
     ];
     llv_core::osc::encode_message(STATE_ADDRESS, &args, out).unwrap_or(0)
 }

@@ -17,7 +17,7 @@
 
 use heapless::{String, Vec};
 use llv_core::control::{
-    bounded, decode, encode, ErrorCode, Fault, Place, Playing, Request, Response, Status,
+    bounded, decode, encode, ErrorCode, Fault, Place, Playing, Request, Response, Start, Status,
     MAX_FAULTS, MAX_FRAME, MAX_RESPONSE, PREFIX_LEN, PROTOCOL_VERSION,
 };
 use llv_core::settings::{Settings, Target, TOKEN_LEN};
@@ -34,14 +34,14 @@ pub const RESPONSE_BUF: usize = PREFIX_LEN + MAX_RESPONSE;
 /// takes of type `T`, opened by the library) and the box's own state.
 pub trait Device<T> {
     /// Starts playing `take` to `targets` (never empty), `loop_count` times (0: forever),
-    /// replacing any playback.
-    fn play(&mut self, take: T, targets: &[Target], loop_count: u32);
+    /// from `start`, replacing any playback.
+    fn play(&mut self, take: T, targets: &[Target], loop_count: u32, start: Start);
     /// Stops playback.
     fn stop(&mut self);
     /// What is playing, if anything.
     fn playing(&self) -> Option<Playing>;
-    /// Milliseconds since power-up.
-    fn uptime_ms(&self) -> u64;
+    /// The box's monotonic clock: µs since power-up.
+    fn clock_us(&self) -> u64;
     /// The box's IPv4 address, once it has one.
     fn address(&self) -> Option<[u8; 4]>;
     /// Faults of the box outside the library (watchdog reset, factory reset, ...).
@@ -254,7 +254,7 @@ impl Session {
                 }
                 done(Response::Status(Status {
                     firmware: bounded(self.firmware),
-                    uptime_ms: device.uptime_ms(),
+                    uptime_ms: device.clock_us() / 1000,
                     address: device.address(),
                     playing: device.playing(),
                     used_bytes: library.used_bytes(),
@@ -289,6 +289,7 @@ impl Session {
                 name,
                 targets,
                 loop_count,
+                start,
             } => {
                 let take = library.open(name)?;
                 if take.header().plays_too_fast() {
@@ -314,13 +315,19 @@ impl Session {
                 for t in &targets {
                     t.check().map_err(invalid)?;
                 }
-                device.play(take, &targets, loop_count);
+                if let Start::Chase(chase) = &start {
+                    chase.check().map_err(invalid)?;
+                }
+                device.play(take, &targets, loop_count, start);
                 done(Response::Ok)
             }
             Request::Stop => {
                 device.stop();
                 done(Response::Ok)
             }
+            Request::Clock => done(Response::Clock {
+                now_us: device.clock_us(),
+            }),
             Request::GetSettings => {
                 let mut settings = library.settings().clone();
                 let token_set = settings.token.take().is_some();

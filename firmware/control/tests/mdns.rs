@@ -85,7 +85,11 @@ fn a_browser_finds_both_services_with_their_ports_address_and_txt() {
         found["stage-left._llv._tcp.local"],
         [
             "11113 stage-left.local",
-            "free=2883584 fw=llv-box-qemu 0.1.0 name=stage-left play=dao proto=4"
+            format!(
+                "free=2883584 fw=llv-box-qemu 0.1.0 name=stage-left play=dao proto={}",
+                llv_core::control::PROTOCOL_VERSION
+            )
+            .as_str()
         ]
     );
     assert_eq!(

@@ -16,11 +16,13 @@ use llv_box_control::osc::{
 };
 use llv_box_control::{Control, Ended, Penalties, LIMITS};
 use llv_box_store::mock::synthetic_image;
+use llv_core::artnet::Label;
+use llv_core::control::Start;
 use llv_core::osc::{
     encode_message, slip_encode, Arg, BundleWriter, Framing, Packet, SlipDecoder, SlipEvent,
     IMMEDIATELY,
 };
-use llv_core::settings::{Settings, Target};
+use llv_core::settings::{ChaseSpec, Settings, Target};
 use serde_json::{json, Value};
 
 const CLIENT: ([u8; 4], u16) = ([10, 0, 2, 2], 53000);
@@ -200,14 +202,28 @@ fn play_stop_status_and_takes_run_the_session_and_answer_in_json() {
         r,
         json!({"address": "/llv/play", "status": "ok", "data": null})
     );
-    let (take, targets, loops) = d.device.playing.clone().unwrap();
-    assert_eq!((take.as_str(), loops), ("dao", 2));
+    let (take, targets, loops, start) = d.device.playing.clone().unwrap();
+    assert_eq!((take.as_str(), loops, start), ("dao", 2, Start::Now));
     assert_eq!(targets[0].port, 11111);
     // Loops as a float (TouchOSC, Chataigne send floats), 0 = forever, 1 by default.
     d.ask("/llv/play", &[Arg::Str("dao"), Arg::Float(0.0)]);
     assert_eq!(d.device.playing.clone().unwrap().2, 0);
     d.ask("/llv/play", &[Arg::Str("dao")]);
     assert_eq!(d.device.playing.clone().unwrap().2, 1);
+    // Chase: the take's own timecode by default, or an offset.
+    d.ask("/llv/chase", &[Arg::Str("dao")]);
+    assert_eq!(
+        d.device.playing.clone().unwrap().3,
+        Start::Chase(ChaseSpec::DEFAULT)
+    );
+    d.ask("/llv/chase", &[Arg::Str("dao"), Arg::Str("01:00:00:12")]);
+    let Start::Chase(spec) = d.device.playing.clone().unwrap().3 else {
+        panic!("not a chase");
+    };
+    assert_eq!(spec.offset, Label::parse("01:00:00:12"));
+    let r = d.ask("/llv/chase", &[Arg::Str("dao"), Arg::Str("1:00")]);
+    assert_eq!(r["status"], "error");
+    assert_eq!(r["data"], "/llv/chase: the offset is HH:MM:SS:FF");
 
     let status = d.ask("/llv/status", &[]);
     assert_eq!(status["status"], "ok");
@@ -377,15 +393,24 @@ fn a_subscriber_gets_the_state_at_once_on_every_change_and_each_second() {
     let mut d = Door::new();
     let replies = d.send(&msg("/llv/subscribe", &[Arg::Int(10)]));
     assert_eq!(replies[0].1["data"], json!({"seconds": 10}));
-    assert_eq!(replies[1], ("/llv/state".into(), json!([0, "", 0, 0])));
+    assert_eq!(
+        replies[1],
+        ("/llv/state".into(), json!([0, "", 0, 0, "off"]))
+    );
     assert!(d.push().is_empty());
     d.ask("/llv/play", &[Arg::Str("dao")]);
-    assert_eq!(d.push(), [("/llv/state".into(), json!([1, "dao", 0, 0]))]);
+    assert_eq!(
+        d.push(),
+        [("/llv/state".into(), json!([1, "dao", 0, 0, "off"]))]
+    );
     assert!(d.push().is_empty());
     advance(Duration::from_millis(1000));
     assert_eq!(d.push().len(), 1, "the heartbeat");
     d.ask("/llv/stop", &[]);
-    assert_eq!(d.push(), [("/llv/state".into(), json!([0, "", 0, 0]))]);
+    assert_eq!(
+        d.push(),
+        [("/llv/state".into(), json!([0, "", 0, 0, "off"]))]
+    );
     // Over after its 10 s; 0 ends one at once.
     advance(Duration::from_secs(10));
     assert!(d.push().is_empty());

@@ -8,9 +8,9 @@ use llv_box_control::Session;
 use llv_box_store::mock::{synthetic_image as image, MockFlash};
 use llv_box_store::Store;
 use llv_core::control::{
-    decode, encode, ErrorCode, Request, Response, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
+    decode, encode, ErrorCode, Request, Response, Start, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
 };
-use llv_core::settings::{Setting, Target};
+use llv_core::settings::{ChaseSpec, Setting, Target};
 use llv_core::take::TakeImage;
 
 /// Write unit 4 bytes, erase blocks of 1 KiB.
@@ -33,7 +33,7 @@ impl TestBox {
         TestBox {
             store: mount(Flash::new(REGION.end as usize)),
             device: RecordingDevice {
-                uptime_ms: 1234,
+                clock_us: 1_234_567,
                 address: Some([10, 0, 2, 15]),
                 ..RecordingDevice::default()
             },
@@ -110,7 +110,13 @@ fn hello_first_and_protocol_mismatch_are_refused_clearly() {
         panic!("{r:?}")
     };
     assert_eq!(code, ErrorCode::ProtocolMismatch);
-    assert_eq!(detail.as_str(), "box speaks protocol 4, host 5");
+    assert_eq!(
+        detail.as_str(),
+        format!(
+            "box speaks protocol {PROTOCOL_VERSION}, host {}",
+            PROTOCOL_VERSION + 1
+        )
+    );
     assert_eq!(
         code_of_status(&mut b, &mut s),
         Some(ErrorCode::Unauthorized)
@@ -159,6 +165,7 @@ fn upload_list_play_delete_through_requests() {
             name: "dao",
             targets: Vec::new(),
             loop_count: 0,
+            start: Start::Now,
         },
     );
     assert_eq!(code(&r), Some(ErrorCode::Invalid));
@@ -181,18 +188,23 @@ fn upload_list_play_delete_through_requests() {
             Request::Play {
                 name: "dao",
                 targets: Vec::new(),
-                loop_count: 2
+                loop_count: 2,
+                start: Start::Now,
             }
         ),
         Response::Ok
     );
-    assert_eq!(b.device.playing, Some(("dao".into(), vec![target], 2)));
+    assert_eq!(
+        b.device.playing,
+        Some(("dao".into(), vec![target], 2, Start::Now))
+    );
     let r = b.send(
         &mut s,
         Request::Play {
             name: "nope",
             targets: Vec::new(),
             loop_count: 0,
+            start: Start::Now,
         },
     );
     assert_eq!(code(&r), Some(ErrorCode::NotFound));
@@ -449,6 +461,7 @@ fn play_refuses_nonsense() {
         name: "dao",
         targets: targets.iter().copied().collect(),
         loop_count: 0,
+        start: Start::Now,
     };
     for t in [
         Target {
@@ -482,6 +495,7 @@ fn play_refuses_nonsense() {
             .into_iter()
             .collect(),
             loop_count: 0,
+            start: Start::Now,
         },
     );
     let Response::Error { code: c, detail } = r else {
@@ -548,4 +562,57 @@ fn a_box_whose_settings_are_unreadable_answers_only_what_reads() {
         let r = b.send(&mut s, request);
         assert_eq!(code(&r), Some(ErrorCode::Unauthorized), "{r:?}");
     }
+}
+
+#[test]
+fn the_clock_answers_and_starts_reach_the_player() {
+    let mut b = TestBox::new();
+    let mut s = Session::new("0.1.0");
+    b.send(&mut s, hello(None));
+    assert_eq!(
+        b.send(&mut s, Request::Clock),
+        Response::Clock { now_us: 1_234_567 }
+    );
+    assert_eq!(
+        upload_requests(&mut b, &mut s, &image("dao", 4, 1)),
+        Response::Ok
+    );
+    let target = Target {
+        ip: [10, 0, 2, 2],
+        port: 11111,
+    };
+    let chase = ChaseSpec {
+        offset: llv_core::artnet::Label::parse("01:00:00:00"),
+        ..ChaseSpec::DEFAULT
+    };
+    for start in [Start::At(5_000_000), Start::Chase(chase)] {
+        let r = b.send(
+            &mut s,
+            Request::Play {
+                name: "dao",
+                targets: [target].into_iter().collect(),
+                loop_count: 1,
+                start,
+            },
+        );
+        assert_eq!(r, Response::Ok);
+        assert_eq!(
+            b.device.playing,
+            Some(("dao".into(), vec![target], 1, start))
+        );
+    }
+    let bad = ChaseSpec {
+        freewheel_ms: llv_core::settings::MAX_FREEWHEEL_MS + 1,
+        ..ChaseSpec::DEFAULT
+    };
+    let r = b.send(
+        &mut s,
+        Request::Play {
+            name: "dao",
+            targets: [target].into_iter().collect(),
+            loop_count: 1,
+            start: Start::Chase(bad),
+        },
+    );
+    assert_eq!(code(&r), Some(ErrorCode::Invalid));
 }

@@ -63,9 +63,14 @@ impl TakeReader {
         buf: &'b mut [u8; MAX_LEN],
     ) -> Result<(FrameEntry, &'b [u8]), StoreError<F::Error>> {
         if index != self.next.0 {
-            // Out of order: walk the entries from the start to find the offset.
-            let mut offset = self.header.packets_offset() as u32;
-            for i in 0..index {
+            // Out of order: walk the entries to find the offset, from the
+            // frame read next when going forward, else from the start.
+            let (from, mut offset) = if index > self.next.0 {
+                self.next
+            } else {
+                (0, self.header.packets_offset() as u32)
+            };
+            for i in from..index {
                 offset += u32::from(self.entry(store, i).await?.len);
             }
             self.next = (index, offset);

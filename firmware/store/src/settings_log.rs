@@ -18,7 +18,7 @@
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::{String, Vec};
 use llv_core::settings::{
-    Autoplay, Settings, StaticAddress, Target, MAX_TARGETS, SUBJECT_LEN, TOKEN_LEN,
+    Autoplay, Settings, StaticAddress, Target, BOX_NAME_LEN, MAX_TARGETS, SUBJECT_LEN, TOKEN_LEN,
 };
 use serde::Deserialize;
 
@@ -29,7 +29,7 @@ const HEAD: usize = 16;
 /// Largest record (head and payload) in bytes.
 pub const RECORD_MAX: usize = 512;
 /// The schema this firmware writes.
-pub const SCHEMA: u16 = 3;
+pub const SCHEMA: u16 = 4;
 /// The version field of a schema 1 record (never written: erased flash).
 const SCHEMA_1: u16 = 0xFFFF;
 
@@ -82,6 +82,36 @@ impl From<SettingsV2> for Settings {
     }
 }
 
+/// The payload of schema 3: schema 2's, then the box name and the OSC ports.
+#[derive(Deserialize)]
+struct SettingsV3 {
+    targets: Vec<Target, MAX_TARGETS>,
+    autoplay: Option<Autoplay>,
+    subject: Option<String<SUBJECT_LEN>>,
+    address: Option<StaticAddress>,
+    token: Option<String<TOKEN_LEN>>,
+    name: Option<String<BOX_NAME_LEN>>,
+    osc_port: Option<u16>,
+    reply_port: Option<u16>,
+}
+
+impl From<SettingsV3> for Settings {
+    /// Schema 4 added the chase: none (autoplay starts at power-up).
+    fn from(v3: SettingsV3) -> Settings {
+        Settings {
+            targets: v3.targets,
+            autoplay: v3.autoplay,
+            subject: v3.subject,
+            address: v3.address,
+            token: v3.token,
+            name: v3.name,
+            osc_port: v3.osc_port,
+            reply_port: v3.reply_port,
+            chase: None,
+        }
+    }
+}
+
 /// The settings a schema-`version` payload holds, migrated to the current
 /// model. A payload must decode whole: stray bytes after it are damage.
 pub fn decode(version: u16, payload: &[u8]) -> Result<Settings, Unreadable> {
@@ -90,7 +120,10 @@ pub fn decode(version: u16, payload: &[u8]) -> Result<Settings, Unreadable> {
         1 | 2 => whole::<SettingsV2>(payload)
             .map(Settings::from)
             .map_err(damaged),
-        3 => whole::<Settings>(payload).map_err(damaged),
+        3 => whole::<SettingsV3>(payload)
+            .map(Settings::from)
+            .map_err(damaged),
+        4 => whole::<Settings>(payload).map_err(damaged),
         v => Err(Unreadable::Newer(v)),
     }
 }

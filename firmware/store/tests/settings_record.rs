@@ -8,7 +8,8 @@ use common::*;
 use embassy_futures::block_on;
 use embedded_storage_async::nor_flash::NorFlash;
 use llv_box_store::{StoreError, StoreFault, Unreadable, SCHEMA};
-use llv_core::settings::{Autoplay, Settings, StaticAddress, Target};
+use llv_core::artnet::Label;
+use llv_core::settings::{Autoplay, ChaseSpec, Settings, StaticAddress, Target};
 
 /// What the golden records of schemas 1 and 2 hold (migrated: no name, default ports).
 fn expected() -> Settings {
@@ -44,6 +45,24 @@ fn expected_3() -> Settings {
     }
 }
 
+/// What the golden record of schema 4 holds.
+fn expected_4() -> Settings {
+    Settings {
+        chase: Some(ChaseSpec {
+            offset: Some(Label {
+                hours: 1,
+                minutes: 0,
+                seconds: 0,
+                frames: 12,
+            }),
+            stream: 2,
+            freewheel_ms: 4000,
+            hold: true,
+        }),
+        ..expected_3()
+    }
+}
+
 /// The postcard payload of [`expected`] (41 bytes), the same in schemas 1 and 2.
 const PAYLOAD: [u8; 41] = [
     0x01, 10, 0, 2, 2, 0xe7, 0x56, // targets: 10.0.2.2:11111
@@ -61,6 +80,14 @@ fn payload_3() -> Vec<u8> {
     p.extend(b"stage-left");
     p.extend([0x01, 0x88, 0x9e, 0x03]); // osc_port 53000
     p.extend([0x01, 0x89, 0x9e, 0x03]); // reply_port 53001
+    p
+}
+
+/// The postcard payload of [`expected_4`]: schema 3's, then the chase.
+fn payload_4() -> Vec<u8> {
+    let mut p = payload_3();
+    p.extend([0x01, 0x01, 1, 0, 0, 12]); // chase, offset 01:00:00:12
+    p.extend([0x02, 0xa0, 0x1f, 0x01]); // stream 2, freewheel 4000 ms, hold
     p
 }
 
@@ -95,6 +122,14 @@ fn schema_3() -> Vec<u8> {
 /// The CRC of the schema 3 golden record (bytes 4..12 and the payload).
 const CRC_3: [u8; 4] = [0x70, 0x25, 0x50, 0xe1];
 
+/// Schema 4: the chase after schema 3's fields.
+fn schema_4() -> Vec<u8> {
+    record([0x04, 0x00], CRC_4, &payload_4())
+}
+
+/// The CRC of the schema 4 golden record (bytes 4..12 and the payload).
+const CRC_4: [u8; 4] = [0x14, 0x95, 0x6a, 0x25];
+
 /// A blank flash with `bytes` at the start of the settings log.
 fn flash_with(bytes: &[u8]) -> Flash {
     let mut flash = Flash::new(REGION.end as usize);
@@ -104,11 +139,12 @@ fn flash_with(bytes: &[u8]) -> Flash {
 
 #[test]
 fn records_of_every_schema_are_read() {
-    assert_eq!(SCHEMA, 3);
+    assert_eq!(SCHEMA, 4);
     for (schema, bytes, settings) in [
         (1, schema_1(), expected()),
         (2, schema_2(), expected()),
         (3, schema_3(), expected_3()),
+        (4, schema_4(), expected_4()),
     ] {
         let store = mount(flash_with(&bytes));
         assert_eq!(store.fault(), None, "schema {schema}");
@@ -117,9 +153,9 @@ fn records_of_every_schema_are_read() {
 }
 
 #[test]
-fn the_record_written_is_schema_3_byte_for_byte() {
+fn the_record_written_is_schema_4_byte_for_byte() {
     let mut store = mount(Flash::new(REGION.end as usize));
-    block_on(store.save_settings(&expected_3())).unwrap();
+    block_on(store.save_settings(&expected_4())).unwrap();
     let mut flash = store.into_flash();
     let mut written = vec![0u8; 96];
     block_on(embedded_storage_async::nor_flash::ReadNorFlash::read(
@@ -128,9 +164,9 @@ fn the_record_written_is_schema_3_byte_for_byte() {
         &mut written,
     ))
     .unwrap();
-    assert_eq!(written, schema_3());
-    // A schema 1 or 2 box keeps its settings through a save by this firmware.
-    for old in [schema_1(), schema_2()] {
+    assert_eq!(written, schema_4());
+    // A schema 1, 2 or 3 box keeps its settings through a save by this firmware.
+    for old in [schema_1(), schema_2(), schema_3()] {
         let mut store = mount(flash_with(&old));
         let mut changed = store.settings().clone();
         changed.subject = Some("Other".try_into().unwrap());
@@ -144,9 +180,9 @@ fn the_record_written_is_schema_3_byte_for_byte() {
 
 #[test]
 fn an_unreadable_newest_record_locks_the_settings_until_a_reset() {
-    // Schema 4 (a newer firmware), CRC right; schema 2 whose payload does
+    // Schema 5 (a newer firmware), CRC right; schema 2 whose payload does
     // not decode; schema 3 with a stray byte after its payload.
-    let mut newer = record([0x04, 0x00], [0; 4], &payload_3());
+    let mut newer = record([0x05, 0x00], [0; 4], &payload_4());
     let mut damaged = record([0x02, 0x00], [0; 4], &[0xFF, 0xFF, 0xFF]);
     let mut stray = record([0x03, 0x00], [0; 4], &[payload_3(), vec![0]].concat());
     for r in [&mut newer, &mut damaged, &mut stray] {
@@ -156,7 +192,7 @@ fn an_unreadable_newest_record_locks_the_settings_until_a_reset() {
         r[12..16].copy_from_slice(&crc.to_le_bytes());
     }
     for (bytes, why) in [
-        (newer, Unreadable::Newer(4)),
+        (newer, Unreadable::Newer(5)),
         (damaged, Unreadable::Damaged(2)),
         (stray, Unreadable::Damaged(3)),
     ] {

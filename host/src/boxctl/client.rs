@@ -168,6 +168,7 @@ fn name_of(request: &Request<'_>) -> &'static str {
         Request::Stop => "Stop",
         Request::GetSettings => "GetSettings",
         Request::SetSettings { .. } => "the settings",
+        Request::Clock => "Clock",
     }
 }
 

@@ -1,30 +1,35 @@
 //! `llv box ADDR ...`: ask the box for its state and takes, play, stop, delete, configure.
 
 use std::net::Ipv4Addr;
+use std::time::Instant;
 
 use anyhow::{bail, ensure, Context, Result};
 use clap::{Args, Subcommand};
 use heapless::Vec as BoundedVec;
-use llv_core::control::{bounded, Request, Response, Status, TakeInfo};
+use llv_core::artnet::Label;
+use llv_core::control::{bounded, Request, Response, Start, Status, TakeInfo};
 use llv_core::settings::{
-    check_box_name, Autoplay, Setting, Settings, StaticAddress, Target, MAX_CHANGES, MAX_TARGETS,
-    OSC_PORT, SUBJECT_LEN, TOKEN_LEN,
+    check_box_name, Autoplay, ChaseSpec, Setting, Settings, StaticAddress, Target, MAX_CHANGES,
+    MAX_FREEWHEEL_MS, MAX_TARGETS, OSC_PORT, SUBJECT_LEN, TOKEN_LEN,
 };
 use llv_core::take::NAME_LEN;
 use serde_json::json;
 
 use super::client::{target, BoxClient};
-use crate::args::TokenArgs;
+use super::together;
+use crate::args::{ChaseArgs, TokenArgs};
 
 /// Arguments of `llv box`.
 #[derive(Args, Debug)]
+#[command(subcommand_precedence_over_arg = true)]
 pub struct BoxArgs {
-    /// The box: HOST[:PORT] or its name (NAME or NAME.local, found by mDNS); control port 11113 by default.
-    #[arg(value_name = "ADDR[:PORT]")]
-    pub addr: String,
+    /// The box, or several: HOST[:PORT] or its name (NAME or NAME.local,
+    /// found by mDNS); control port 11113 by default.
+    #[arg(value_name = "ADDR[:PORT]", required = true, num_args = 1..)]
+    pub addrs: Vec<String>,
     #[command(flatten)]
     pub token: TokenArgs,
-    /// Print the answer as JSON.
+    /// Print the answer as JSON (one line per box when several).
     #[arg(long, global = true)]
     pub json: bool,
     /// What to do.
@@ -35,11 +40,18 @@ pub struct BoxArgs {
 /// What `llv box` does.
 #[derive(Subcommand, Debug)]
 pub enum BoxAction {
-    /// Firmware, uptime, address, playback and flash use.
+    /// Firmware, uptime, address, playback (and its chase) and flash use.
     Status,
     /// The stored takes with their frame count, size and CRC.
     List,
-    /// Play a stored take (once, or forever with --loop).
+    /// Play a stored take (once, or forever with --loop), now, together with
+    /// the other boxes given, or following the show's timecode.
+    ///
+    /// Examples:
+    ///   llv box stage-left play dao --loop
+    ///   llv box stage-left stage-right play dao --together   # same instant on both
+    ///   llv box stage-left play dao --chase --offset 01:00:00:00
+    #[command(verbatim_doc_comment)]
     Play {
         /// Take name.
         name: String,
@@ -50,6 +62,15 @@ pub enum BoxAction {
         /// Loop until stopped.
         #[arg(long = "loop")]
         forever: bool,
+        /// Start every box given at the same instant: their clocks are
+        /// measured over the control connection first.
+        #[arg(long, conflicts_with = "chase")]
+        together: bool,
+        /// Follow the show's Art-Net timecode (the box listens on UDP 6454).
+        #[arg(long)]
+        chase: bool,
+        #[command(flatten)]
+        chase_args: ChaseArgs,
     },
     /// Stop playback.
     Stop,
@@ -63,7 +84,10 @@ pub enum BoxAction {
     /// Keys: targets HOST[:PORT],...|none; autoplay NAME|none; autoplay-loops N (0 = forever);
     /// subject NAME|none; address IP/PREFIX[,GATEWAY]|dhcp; token TOKEN|none;
     /// name NAME|none (the box's network name, NAME.local); osc-port N|default;
-    /// reply-port N|none (replies to OSC also go to this port of the sender).
+    /// reply-port N|none (replies to OSC also go to this port of the sender);
+    /// chase own|HH:MM:SS:FF|off (autoplay follows Art-Net timecode, its first
+    /// frame at its own timecode or at this one); chase-stream N;
+    /// chase-freewheel SECONDS; chase-hold on|off.
     Config {
         /// KEY VALUE pairs.
         #[arg(value_name = "KEY VALUE")]
@@ -71,71 +95,172 @@ pub enum BoxAction {
     },
 }
 
-/// Runs `llv box`.
+/// Runs `llv box`: the action on each box given, in order.
 pub fn run(args: &BoxArgs) -> Result<()> {
     let token = args.token.token()?;
-    let mut client = BoxClient::connect(&args.addr, token.as_deref())?;
-    match &args.action {
+    let mut clients = args
+        .addrs
+        .iter()
+        .map(|a| BoxClient::connect(a, token.as_deref()))
+        .collect::<Result<Vec<_>>>()?;
+    if let BoxAction::Play {
+        name,
+        to,
+        forever,
+        together: true,
+        ..
+    } = &args.action
+    {
+        return play_together(&mut clients, name, to, *forever, args.json);
+    }
+    let several = clients.len() > 1;
+    for client in &mut clients {
+        if several && !args.json {
+            println!("== {}", client.addr());
+        }
+        act(client, &args.action, args.json)?;
+    }
+    Ok(())
+}
+
+/// Does `action` on one box.
+fn act(client: &mut BoxClient, action: &BoxAction, json: bool) -> Result<()> {
+    match action {
         BoxAction::Status => {
             let Response::Status(status) = client.call(&Request::Status)? else {
                 bail!("the box answered Status with something else");
             };
-            if args.json {
-                println!("{}", serde_json::to_string_pretty(&status)?);
+            if json {
+                println!("{}", serde_json::to_string(&status)?);
             } else {
-                print_status(&client, &status);
+                print_status(client, &status);
             }
         }
         BoxAction::List => {
             let Response::List { takes } = client.call(&Request::List)? else {
                 bail!("the box answered List with something else");
             };
-            if args.json {
-                println!("{}", serde_json::to_string_pretty(&takes)?);
+            if json {
+                println!("{}", serde_json::to_string(&takes)?);
             } else {
                 print_list(&takes);
             }
         }
-        BoxAction::Play { name, to, forever } => {
-            ensure!(
-                to.len() <= MAX_TARGETS,
-                "at most {MAX_TARGETS} --to targets"
-            );
-            let mut targets = BoundedVec::<Target, MAX_TARGETS>::new();
-            for t in to {
-                // Cannot overflow: checked above.
-                let _ = targets.push(target(t)?);
-            }
-            let loop_count = if *forever { 0 } else { 1 };
-            client.call(&Request::Play {
-                name,
-                targets,
-                loop_count,
-            })?;
-            done(args.json, &format!("playing {name}"));
+        BoxAction::Play {
+            name,
+            to,
+            forever,
+            chase,
+            chase_args,
+            ..
+        } => {
+            let start = if *chase {
+                Start::Chase(chase_args.spec()?)
+            } else {
+                Start::Now
+            };
+            client.call(&play_request(name, to, *forever, start)?)?;
+            let how = if *chase {
+                format!(
+                    ", following Art-Net timecode from {}",
+                    chase_args.offset_text()
+                )
+            } else {
+                String::new()
+            };
+            done(json, &format!("playing {name}{how}"));
         }
         BoxAction::Stop => {
             client.call(&Request::Stop)?;
-            done(args.json, "stopped");
+            done(json, "stopped");
         }
         BoxAction::Delete { name } => {
             client.call(&Request::Delete { name })?;
-            done(args.json, &format!("deleted {name}"));
+            done(json, &format!("deleted {name}"));
         }
         BoxAction::Config { pairs } => {
             if !pairs.is_empty() {
-                let current = settings(&mut client)?.0;
+                let current = settings(client)?.0;
                 let changes = parse_changes(pairs, current)?;
                 client.call(&Request::SetSettings { changes })?;
             }
-            let (settings, token_set) = settings(&mut client)?;
-            if args.json {
+            let (settings, token_set) = settings(client)?;
+            if json {
                 let out = json!({ "settings": settings, "token_set": token_set });
-                println!("{}", serde_json::to_string_pretty(&out)?);
+                println!("{}", serde_json::to_string(&out)?);
             } else {
                 print_settings(&settings, token_set);
             }
         }
+    }
+    Ok(())
+}
+
+/// A Play request.
+fn play_request<'a>(
+    name: &'a str,
+    to: &[String],
+    forever: bool,
+    start: Start,
+) -> Result<Request<'a>> {
+    ensure!(
+        to.len() <= MAX_TARGETS,
+        "at most {MAX_TARGETS} --to targets"
+    );
+    let mut targets = BoundedVec::<Target, MAX_TARGETS>::new();
+    for t in to {
+        // Cannot overflow: checked above.
+        let _ = targets.push(target(t)?);
+    }
+    Ok(Request::Play {
+        name,
+        targets,
+        loop_count: if forever { 0 } else { 1 },
+        start,
+    })
+}
+
+/// `play --together`: measures every box's clock, then tells each to start
+/// when its clock reaches the common instant.
+fn play_together(
+    clients: &mut [BoxClient],
+    name: &str,
+    to: &[String],
+    forever: bool,
+    json: bool,
+) -> Result<()> {
+    let epoch = Instant::now();
+    let offsets = clients
+        .iter_mut()
+        .map(|c| together::measure(c, epoch))
+        .collect::<Result<Vec<_>>>()?;
+    let (starts, ahead) = together::starts(&offsets, epoch);
+    for (client, start) in clients.iter_mut().zip(starts) {
+        client.call(&play_request(name, to, forever, start)?)?;
+    }
+    if json {
+        let boxes: Vec<_> = clients
+            .iter()
+            .zip(&offsets)
+            .map(|(c, o)| json!({"box": c.addr().to_string(), "offset_us": o.offset_us, "rtt_us": o.rtt_us}))
+            .collect();
+        println!(
+            "{}",
+            json!({ "ok": true, "start_in_us": ahead.as_micros() as u64, "boxes": boxes })
+        );
+    } else {
+        for (client, o) in clients.iter().zip(&offsets) {
+            println!(
+                "{}: clock measured within {:.2} ms",
+                client.addr(),
+                o.rtt_us as f64 / 2000.0
+            );
+        }
+        println!(
+            "playing {name} on {} boxes together, {:.0} ms from now",
+            clients.len(),
+            ahead.as_secs_f64() * 1e3
+        );
     }
     Ok(())
 }
@@ -234,9 +359,50 @@ fn parse_changes(
             "osc-port" => Setting::OscPort(Some(parse_port(key, value)?)),
             "reply-port" if none => Setting::ReplyPort(None),
             "reply-port" => Setting::ReplyPort(Some(parse_port(key, value)?)),
+            "chase" if value == "off" => Setting::Chase(None),
+            "chase" => {
+                let offset = match value {
+                    "own" => None,
+                    tc => Some(Label::parse(tc).with_context(|| {
+                        format!("chase: {tc:?} is not own, off or HH:MM:SS:FF")
+                    })?),
+                };
+                let spec = current.chase.unwrap_or(ChaseSpec::DEFAULT);
+                Setting::Chase(Some(ChaseSpec { offset, ..spec }))
+            }
+            "chase-stream" | "chase-freewheel" | "chase-hold" => {
+                let mut spec = current
+                    .chase
+                    .with_context(|| format!("{key}: set chase own or chase HH:MM:SS:FF first"))?;
+                match key {
+                    "chase-stream" => {
+                        spec.stream = value
+                            .parse()
+                            .with_context(|| format!("{key}: {value:?} is not 0..=255"))?;
+                    }
+                    "chase-freewheel" => {
+                        let seconds: f64 = value
+                            .parse()
+                            .ok()
+                            .filter(|s| (0.0..=f64::from(MAX_FREEWHEEL_MS) / 1000.0).contains(s))
+                            .with_context(|| {
+                                format!("{key}: {value:?} is not seconds from 0 to {}", MAX_FREEWHEEL_MS / 1000)
+                            })?;
+                        spec.freewheel_ms = (seconds * 1000.0).round() as u32;
+                    }
+                    _ => {
+                        spec.hold = match value {
+                            "on" => true,
+                            "off" => false,
+                            _ => bail!("{key}: on or off, not {value:?}"),
+                        };
+                    }
+                }
+                Setting::Chase(Some(spec))
+            }
             other => bail!(
                 "unknown setting {other:?}: targets, autoplay, autoplay-loops, subject, address, \
-                 token, name, osc-port, reply-port"
+                 token, name, osc-port, reply-port, chase, chase-stream, chase-freewheel, chase-hold"
             ),
         };
         current.apply(&change);
@@ -303,6 +469,18 @@ fn print_status(client: &BoxClient, s: &Status) {
                 println!(
                     "  to {:<21} {} sent, {} dropped",
                     t.target, t.sent, t.dropped
+                );
+            }
+            if let Some(c) = &p.chase {
+                let at = c.timecode.map_or("no timecode yet".to_string(), |tc| {
+                    format!("at {tc} ({})", tc.kind.rate())
+                });
+                println!(
+                    "chase    {} {at}, {} locates, {} timecode frames, {} bad packets ignored",
+                    c.state.name(),
+                    c.locates,
+                    c.timecode_frames,
+                    c.bad_packets
                 );
             }
         }
@@ -377,6 +555,19 @@ fn print_settings(s: &Settings, token_set: bool) {
         Some(p) => println!("reply-port {p} (replies also go there)"),
         None => println!("reply-port none (replies go to the sender's port)"),
     }
+    match &s.chase {
+        Some(c) => println!(
+            "chase     autoplay follows Art-Net timecode stream {}, first frame at {}, freewheel {} s, then {}",
+            c.stream,
+            c.offset.map_or("its own timecode".to_string(), |l| format!(
+                "{:02}:{:02}:{:02}:{:02}",
+                l.hours, l.minutes, l.seconds, l.frames
+            )),
+            f64::from(c.freewheel_ms) / 1000.0,
+            if c.hold { "hold" } else { "stop" }
+        ),
+        None => println!("chase     off (autoplay starts at power-up)"),
+    }
 }
 
 #[cfg(test)]
@@ -440,6 +631,38 @@ mod tests {
                 Setting::OscPort(Some(53000)),
                 Setting::ReplyPort(Some(53001))
             ]
+        );
+        let changes = parse_changes(
+            &pairs(&[
+                "chase",
+                "01:00:00:12",
+                "chase-stream",
+                "2",
+                "chase-freewheel",
+                "2.5",
+                "chase-hold",
+                "on",
+            ]),
+            Settings::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            changes.last(),
+            Some(&Setting::Chase(Some(ChaseSpec {
+                offset: Label::parse("01:00:00:12"),
+                stream: 2,
+                freewheel_ms: 2500,
+                hold: true,
+            })))
+        );
+        assert!(err(&["chase-hold", "on"]).contains("set chase own"));
+        assert!(err(&["chase", "1:00"]).contains("not own, off or HH:MM:SS:FF"));
+        assert!(
+            err(&["chase", "own", "chase-freewheel", "4000"]).contains("seconds from 0 to 3600")
+        );
+        assert_eq!(
+            parse_changes(&pairs(&["chase", "off"]), Settings::default()).unwrap()[0],
+            Setting::Chase(None)
         );
         assert_eq!(
             parse_address("10.0.0.2/24,10.0.0.1").unwrap(),

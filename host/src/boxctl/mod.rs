@@ -1,7 +1,9 @@
 //! The playback box from the host: the control protocol client ([`client`]),
-//! `llv flash` ([`flash`]) and `llv box` ([`control`]).
+//! `llv flash` ([`flash`]), `llv box` ([`control`]) and starting several
+//! boxes together ([`together`]).
 
 pub mod card;
 pub mod client;
 pub mod control;
 pub mod flash;
+pub mod together;

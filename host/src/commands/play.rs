@@ -13,15 +13,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use llv_core::artnet::{ArtTimeCode, TimecodeKind};
-use llv_core::chase::{AfterFreewheel, ChaseConfig};
+use llv_core::artnet::Label;
 use llv_core::pacing::{fixed_offset, FrameClock};
 use llv_core::packet::{FaceFrame, MAX_LEN};
-use llv_core::time::{FrameRate, Timecode};
+use llv_core::time::FrameRate;
 
-use crate::args::{parse_rate, resolve, EditArgs, ReadArgs, LIVE_LINK_PORT};
+use crate::args::{parse_rate, resolve, ChaseArgs, EditArgs, ReadArgs, LIVE_LINK_PORT};
 use crate::artnet::Receiver;
-use crate::chasing;
+use crate::chasing::{self, ChaseReport};
 use crate::console;
 use crate::pacer::{Pacer, Priority};
 use crate::recording;
@@ -52,19 +51,8 @@ pub struct Args {
     /// Follow a show's Art-Net timecode: `artnet` (UDP 6454) or `artnet:PORT`.
     #[arg(long, value_name = "artnet[:PORT]", value_parser = parse_chase)]
     chase: Option<u16>,
-    /// With --chase: the timecode at which the take's first frame plays
-    /// (default: the first frame's own timecode).
-    #[arg(long, value_name = "HH:MM:SS:FF", requires = "chase")]
-    offset: Option<String>,
-    /// With --chase: the Art-Net stream to follow.
-    #[arg(long, default_value_t = 0, requires = "chase")]
-    stream: u8,
-    /// With --chase: seconds to keep playing on the local clock when timecode stops.
-    #[arg(long, default_value_t = 4.0, requires = "chase")]
-    freewheel: f64,
-    /// With --chase: when freewheel runs out, hold the last frame instead of stopping.
-    #[arg(long, requires = "chase")]
-    hold: bool,
+    #[command(flatten)]
+    chase_args: ChaseArgs,
     #[command(flatten)]
     edit: EditArgs,
     #[command(flatten)]
@@ -82,6 +70,8 @@ pub struct Options {
     pub restamp: bool,
     /// Stay at normal priority instead of trying real-time (see [`Pacer`]).
     pub normal_priority: bool,
+    /// When the first frame is due (default: as soon as playback begins).
+    pub start_at: Option<Instant>,
 }
 
 /// What a playback did.
@@ -126,7 +116,7 @@ pub fn run(args: Args) -> Result<()> {
             Some(n) => n,
         },
         restamp: args.restamp,
-        normal_priority: false,
+        ..Options::default()
     };
     let timing = match options.fps {
         Some(rate) => format!("at a fixed {rate} fps"),
@@ -277,7 +267,7 @@ pub fn play(
                 Some(rate) => fixed_offset(sent, rate).unwrap_or_default(),
                 None => clock.next(&time),
             };
-            let begin = *start.get_or_insert_with(Instant::now);
+            let begin = *start.get_or_insert_with(|| options.start_at.unwrap_or_else(Instant::now));
             let deadline = begin + offset;
             if !pacer.wait_until(deadline, stop) {
                 stopped = true;
@@ -319,6 +309,29 @@ fn parse_chase(text: &str) -> Result<u16, String> {
     }
 }
 
+/// Plays `take` to `targets` following `receiver`'s timecode, its first frame
+/// at `offset` (its own timecode without one), until `stop` is set; returns
+/// what happened and how many sends failed.
+pub fn play_chased(
+    take: &Take,
+    targets: &[SocketAddr],
+    offset: Option<Label>,
+    receiver: &Receiver,
+    stop: &AtomicBool,
+    progress: &ProgressBar,
+) -> Result<(ChaseReport, u64)> {
+    let senders = Senders::new(targets).context("opening a UDP socket")?;
+    let mut errors = 0u64;
+    let report = chasing::play_chasing(take, offset, receiver, stop, progress, |packet| {
+        for target in targets {
+            if senders.send(packet, target).is_err() {
+                errors += 1;
+            }
+        }
+    })?;
+    Ok((report, errors))
+}
+
 /// Plays following Art-Net timecode until Ctrl-C, and says what happened.
 fn chase(
     args: &Args,
@@ -328,73 +341,32 @@ fn chase(
     stop: &AtomicBool,
     progress: &ProgressBar,
 ) -> Result<()> {
-    let offset = match &args.offset {
-        Some(text) => timecode_micros(text)?,
-        None => chasing::own_offset(take)?,
-    };
-    if !(args.freewheel >= 0.0 && args.freewheel < 86_400.0) {
-        bail!("--freewheel {}: give seconds, 0 to a day", args.freewheel);
-    }
-    let config = ChaseConfig {
-        freewheel_us: (args.freewheel * 1e6) as u64,
-        after_freewheel: if args.hold {
-            AfterFreewheel::Hold
-        } else {
-            AfterFreewheel::Stop
-        },
-        ..ChaseConfig::default()
-    };
-    let receiver = Receiver::start(port, args.stream, config)?;
-    let senders = Senders::new(targets).context("opening a UDP socket")?;
-    let mut errors = 0u64;
+    let spec = args.chase_args.spec()?;
+    let config = spec.config();
+    let receiver = Receiver::start(port, spec.stream, config)?;
     eprintln!(
         "chasing Art-Net timecode on UDP {port} (stream {}), the take's first frame at {}; Ctrl-C stops",
-        args.stream,
-        args.offset.as_deref().unwrap_or("its own timecode")
+        spec.stream,
+        args.chase_args.offset_text()
     );
     progress.set_style(
         ProgressStyle::with_template("{spinner} {pos} frames {elapsed_precise} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_spinner()),
     );
-    let report = chasing::play_chasing(take, offset, &receiver, stop, progress, |packet| {
-        for target in targets {
-            if senders.send(packet, target).is_err() {
-                errors += 1;
-            }
-        }
-    })?;
+    let (report, errors) = play_chased(take, targets, spec.offset, &receiver, stop, progress)?;
     progress.finish_and_clear();
     console::print(&format!(
-        "chased: {} frames sent, {} seeks, {} locates; {} timecode frames received, {} bad packets and {} of other streams ignored; last state {}, {}{}\n",
+        "chased: {} frames sent, {} seeks, {} locates; {} timecode frames received, {} bad packets, {} of other streams and {} other Art-Net packets ignored; last state {}, {}{}\n",
         report.frames,
         report.seeks,
         report.locates,
         report.timecode_frames,
         report.bad_packets,
         report.other_stream,
+        report.other_ops,
         report.last_state.map_or("none", chasing::describe),
         if report.real_time { "real-time priority" } else { "normal priority" },
         if errors > 0 { format!(", {errors} sends failed") } else { String::new() },
     ))?;
     Ok(())
-}
-
-/// `HH:MM:SS:FF[.fff]` at 30 frames a second (or `;FF`, drop-frame), as µs since midnight.
-fn timecode_micros(text: &str) -> Result<u64> {
-    let tc = Timecode::parse(text).map_err(|e| anyhow!("--offset {text:?}: {e}"))?;
-    let kind = if text.contains(';') {
-        TimecodeKind::DropFrame2997
-    } else {
-        TimecodeKind::Smpte30
-    };
-    let at = ArtTimeCode {
-        stream: 0,
-        hours: u8::try_from(tc.hours).map_err(|_| anyhow!("--offset {text:?}: hours past 23"))?,
-        minutes: tc.minutes,
-        seconds: tc.seconds,
-        frames: u8::try_from(tc.frames).map_err(|_| anyhow!("--offset {text:?}: frames"))?,
-        kind,
-    };
-    at.check().map_err(|e| anyhow!("--offset {text:?}: {e}"))?;
-    Ok(at.micros() + kind.micros(1) * u64::from((tc.subframe * 1000.0) as u32) / 1000)
 }

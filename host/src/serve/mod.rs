@@ -7,6 +7,7 @@
 //! - Control protocol: TCP `--port` (11113).
 //! - OSC: UDP and TCP on `--osc-port` (the settings' OSC port, 11114 by default).
 //! - mDNS/DNS-SD: UDP 5353 on every interface, unless `--no-discovery`.
+//! - Art-Net timecode, while a take chases it: UDP `--artnet-port` (6454).
 //!
 //! Port 0 picks free ports; `--json` prints the ports and name on the first
 //! line of standard output.
@@ -62,6 +63,9 @@ pub struct ServeArgs {
     /// Name on the network (NAME.local; default: the settings' name, else the host's).
     #[arg(long)]
     pub name: Option<String>,
+    /// UDP port a chasing playback listens for Art-Net timecode on.
+    #[arg(long, default_value_t = llv_core::artnet::PORT)]
+    pub artnet_port: u16,
     /// Do not answer mDNS (nothing is sent to the network unasked).
     #[arg(long)]
     pub no_discovery: bool,
@@ -105,7 +109,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         penalties: Box::leak(Box::new(Penalties::new())),
     };
     let address = (!args.bind.is_unspecified()).then_some(args.bind);
-    let player = Player::new(address, &settings);
+    let player = Player::new(address, &settings, args.artnet_port);
 
     let control = TcpListener::bind((args.bind, args.port))
         .with_context(|| format!("cannot listen on TCP {}:{}", args.bind, args.port))?;

@@ -1,22 +1,24 @@
 //! `llv serve`'s player: the box's [`Device`] on a laptop. A take plays on a
 //! thread of its own through `llv play`'s pacing (`commands::play::play`:
-//! absolute deadlines from the take's own frame times); a new play or a stop
-//! ends the one before at once.
+//! absolute deadlines from the take's own frame times, from now or from a
+//! time on the player's clock) or follows Art-Net timecode as `llv play
+//! --chase` does; a new play or a stop ends the one before at once.
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use heapless::Vec as Bounded;
 use indicatif::ProgressBar;
 use llv_box_control::Device;
-use llv_core::control::{bounded, Fault, Playing, TargetCounts, MAX_FAULTS};
+use llv_core::control::{bounded, Fault, Playing, Start, TargetCounts, MAX_FAULTS};
 use llv_core::settings::{Settings, Target};
 
 use super::folder::FolderTake;
-use crate::commands::play::{play, Options};
+use crate::artnet::Receiver;
+use crate::commands::play::{play, play_chased, Options};
 use crate::take::Edit;
 
 /// One playback in progress.
@@ -24,6 +26,8 @@ struct Playback {
     name: String,
     frames: u64,
     targets: Vec<Target>,
+    /// The timecode it follows, when it chases.
+    chase: Option<Arc<Receiver>>,
     stop: Arc<AtomicBool>,
     /// Frames sent so far (its position).
     progress: ProgressBar,
@@ -33,6 +37,8 @@ struct Playback {
 /// The player and the laptop's state.
 struct State {
     started: Instant,
+    /// The UDP port Art-Net timecode is chased on.
+    artnet_port: u16,
     address: Option<[u8; 4]>,
     subject: Option<String>,
     playback: Option<Playback>,
@@ -43,10 +49,12 @@ struct State {
 pub struct Player(Arc<Mutex<State>>);
 
 impl Player {
-    /// An idle player; `address` is what `Status` reports; `settings` the ones in force.
-    pub fn new(address: Option<Ipv4Addr>, settings: &Settings) -> Self {
+    /// An idle player; `address` is what `Status` reports; `settings` the
+    /// ones in force; a chase listens for timecode on `artnet_port`.
+    pub fn new(address: Option<Ipv4Addr>, settings: &Settings, artnet_port: u16) -> Self {
         Player(Arc::new(Mutex::new(State {
             started: Instant::now(),
+            artnet_port,
             address: address.map(|a| a.octets()),
             subject: settings.subject.as_ref().map(|s| s.to_string()),
             playback: None,
@@ -68,7 +76,7 @@ impl Player {
 }
 
 impl Device<FolderTake> for Player {
-    fn play(&mut self, take: FolderTake, targets: &[Target], loop_count: u32) {
+    fn play(&mut self, take: FolderTake, targets: &[Target], loop_count: u32, start: Start) {
         self.stop_now();
         let subject = self.state().subject.clone();
         let edited = match &subject {
@@ -91,10 +99,28 @@ impl Device<FolderTake> for Player {
             .collect();
         let stop = Arc::new(AtomicBool::new(false));
         let progress = ProgressBar::hidden();
+        let (started, artnet_port) = {
+            let state = self.state();
+            (state.started, state.artnet_port)
+        };
         let options = Options {
             fps: None,
             repeat: (loop_count > 0).then_some(u64::from(loop_count)),
+            start_at: match start {
+                Start::At(us) => Some(started + Duration::from_micros(us)),
+                Start::Now | Start::Chase(_) => None,
+            },
             ..Options::default()
+        };
+        let chase = match start {
+            Start::Chase(spec) => match Receiver::start(artnet_port, spec.stream, spec.config()) {
+                Ok(r) => Some((Arc::new(r), spec.offset)),
+                Err(e) => {
+                    eprintln!("warning: {}: {e:#}", take.header.name);
+                    return;
+                }
+            },
+            Start::Now | Start::At(_) => None,
         };
         let name = take.header.name.to_string();
         let frames = edited.len() as u64;
@@ -102,8 +128,15 @@ impl Device<FolderTake> for Player {
             let flag: Arc<AtomicBool> = stop.clone();
             let (progress, name) = (progress.clone(), name.clone());
             let me = self.clone();
+            let chase = chase.clone();
             std::thread::spawn(move || {
-                if let Err(e) = play(&edited, &addrs, &options, &flag, &progress) {
+                let played = match &chase {
+                    Some((receiver, offset)) => {
+                        play_chased(&edited, &addrs, *offset, receiver, &flag, &progress).map(drop)
+                    }
+                    None => play(&edited, &addrs, &options, &flag, &progress).map(drop),
+                };
+                if let Err(e) = played {
                     eprintln!("warning: playing {name}: {e:#}");
                 }
                 // Done by itself: no longer playing (unless replaced meanwhile).
@@ -122,6 +155,7 @@ impl Device<FolderTake> for Player {
             name,
             frames,
             targets: targets.to_vec(),
+            chase: chase.map(|(receiver, _)| receiver),
             stop,
             progress,
             thread,
@@ -149,11 +183,12 @@ impl Device<FolderTake> for Player {
             late_frames: 0,
             max_late_us: 0,
             targets: p.targets.iter().take(4).map(counts).collect(),
+            chase: p.chase.as_ref().map(|r| r.with(|f, _| f.status())),
         })
     }
 
-    fn uptime_ms(&self) -> u64 {
-        u64::try_from(self.state().started.elapsed().as_millis()).unwrap_or(u64::MAX)
+    fn clock_us(&self) -> u64 {
+        u64::try_from(self.state().started.elapsed().as_micros()).unwrap_or(u64::MAX)
     }
 
     fn address(&self) -> Option<[u8; 4]> {

@@ -98,6 +98,13 @@ impl FrameSource for VecSource {
             len: bytes.len(),
         })
     }
+
+    async fn frame_time(&mut self, index: u32) -> Result<u32, Self::Error> {
+        self.frames
+            .get(index as usize)
+            .map(|f| f.0)
+            .ok_or("no such frame")
+    }
 }
 
 /// Frame `i`'s bytes: distinct, of realistic sizes (264..=774 bytes).

@@ -37,6 +37,7 @@ use llv_box::listener::ControlBuffers;
 use llv_box::session::BoxParts;
 use llv_box::show::ShowBuffers;
 use llv_box::sink::SocketBuffers;
+use llv_box::timecode::TimecodeBuffers;
 use llv_box::{boot, session, BoxConfig};
 use llv_box_card::{Card, Link, Port};
 use llv_box_store::MaybeFlash;
@@ -283,9 +284,11 @@ async fn box_task(spawner: Spawner, board: Board, dog: IndependentWatchdog<'stat
     static BUFFERS: StaticCell<SocketBuffers> = StaticCell::new();
     static CONTROL: StaticCell<ControlBuffers> = StaticCell::new();
     static SHOW: StaticCell<ShowBuffers> = StaticCell::new();
+    static TIMECODE: StaticCell<TimecodeBuffers> = StaticCell::new();
     let buffers = BUFFERS.init(SocketBuffers::new());
     let control = CONTROL.init(ControlBuffers::new());
     let show = SHOW.init(ShowBuffers::new());
+    let timecode = TIMECODE.init(TimecodeBuffers::new());
     let mut watchdog = Iwdg {
         dog,
         running: false,
@@ -299,6 +302,7 @@ async fn box_task(spawner: Spawner, board: Board, dog: IndependentWatchdog<'stat
         control,
         show,
         card_present: &|| CARD.blocks() > 0,
+        timecode,
     };
     let e = session::run_store(stack, booted, parts).await;
     defmt::error!("cannot bind the UDP sockets: {}", e);

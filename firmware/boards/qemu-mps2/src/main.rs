@@ -36,6 +36,7 @@ use llv_box::listener::ControlBuffers;
 use llv_box::session::{self, BoxParts, SessionError};
 use llv_box::show::ShowBuffers;
 use llv_box::sink::SocketBuffers;
+use llv_box::timecode::TimecodeBuffers;
 use llv_box::{builtin, health, BoxConfig};
 use llv_box_card::{Card, Link, MountToken, Port};
 use llv_box_store::MaybeFlash;
@@ -239,6 +240,7 @@ async fn store_task(
     let mut buffers = SocketBuffers::new();
     let mut control = ControlBuffers::new();
     let mut show = ShowBuffers::new();
+    let mut timecode = TimecodeBuffers::new();
     let mut watchdog = Cmsdk(Watchdog::start(WATCHDOG_TIMEOUT));
     let name = llv_box::config::default_name(&mac);
     let parts = BoxParts {
@@ -249,6 +251,7 @@ async fn store_task(
         control: &mut control,
         show: &mut show,
         card_present: &|| CARD.blocks() > 0,
+        timecode: &mut timecode,
     };
     let e = session::run_store(stack, booted, parts).await;
     defmt::error!("cannot bind the UDP sockets: {}", e);
