@@ -12,19 +12,20 @@ use crate::device::{autoplay, BoxState};
 use crate::fmt::{info, warning};
 use crate::stored::SharedShelf;
 
-/// How often the keeper looks at the slot when there is nothing to scan.
-pub const LOOK_EVERY: Duration = Duration::from_millis(250);
+/// How often the keeper steps the card when there is nothing to scan (the
+/// card asks the slot whether it is in at most every
+/// [`llv_box_card::card::LOOK_EVERY`]).
+pub const STEP_EVERY: Duration = Duration::from_millis(250);
 
 /// Keeps the card forever (see the module docs).
 pub async fn keep_card<F: NorFlash, D: Slot>(
     shelf: &SharedShelf<F, D>,
     state: &BoxState,
     settings: &Settings,
-    present: &dyn Fn() -> bool,
 ) -> ! {
     let mut autoplayed = false;
     loop {
-        let scanned = shelf.lock().await.card.step(present()).await;
+        let scanned = shelf.lock().await.card.step().await;
         match scanned {
             Scanned::Reading => embassy_futures::yield_now().await,
             Scanned::Checked { file, verdict } => {
@@ -50,7 +51,7 @@ pub async fn keep_card<F: NorFlash, D: Slot>(
                 }
                 autoplayed = true;
             }
-            Scanned::Idle => Timer::after(LOOK_EVERY).await,
+            Scanned::Idle => Timer::after(STEP_EVERY).await,
         }
     }
 }

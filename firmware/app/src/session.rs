@@ -83,8 +83,6 @@ pub struct BoxParts<'a, W> {
     pub control: &'a mut ControlBuffers,
     /// OSC and mDNS.
     pub show: &'a mut ShowBuffers,
-    /// Whether a card is in the slot (false on a box without one).
-    pub card_present: &'a dyn Fn() -> bool,
     /// The Art-Net timecode port.
     pub timecode: &'a mut TimecodeBuffers,
 }
@@ -105,7 +103,6 @@ pub async fn run_store<F: NorFlash, D: Slot, W: Watchdog>(
         sockets: buffers,
         control,
         show: show_buffers,
-        card_present,
         timecode: timecode_buffers,
     } = parts;
     let Booted {
@@ -143,7 +140,7 @@ pub async fn run_store<F: NorFlash, D: Slot, W: Watchdog>(
             run_player(store, &state, &mut sink),
             serve(stack, &ports, &state, control),
             show::serve(stack, &ports, &state, &identity, show_buffers),
-            keep_card(store, &state, settings, card_present),
+            keep_card(store, &state, settings),
             listen(stack, &state.timecode, timecode_buffers),
         )
         .await

@@ -13,7 +13,7 @@ use embedded_storage_async::nor_flash::{NorFlash, ReadNorFlash};
 use llv_box::device::{run_player, BoxDevice, BoxState};
 use llv_box::health::STALL_LIMIT;
 use llv_box::stored::SharedShelf;
-use llv_box_card::{Card, Link, Port};
+use llv_box_card::{Card, CardPort, NoCard};
 use llv_box_control::mock::ScriptedStream;
 use llv_box_control::{serve_connection, ConnectionBuffers, Control, Limits, Penalties, LIMITS};
 use llv_box_control::{Shelf, ShelfTake};
@@ -32,16 +32,16 @@ const LIMIT: Duration = Duration::from_secs(120);
 /// A store holding `frames` frames of synthetic take "t" (16.667 ms apart,
 /// 264 to 563 bytes).
 /// The library of the tests: a store, and a card slot that stays empty.
-type SharedStore<F> = SharedShelf<F, Port<'static>>;
+type SharedStore<F> = SharedShelf<F, NoCard>;
 
-static NO_CARD: Link = Link::new();
+static NO_CARD: CardPort<NoCard> = CardPort::new(NoCard);
 
 fn shelf<F: NorFlash>(
     store: Store<F>,
-) -> Mutex<embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex, Shelf<F, Port<'static>>> {
+) -> Mutex<embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex, Shelf<F, NoCard>> {
     Mutex::new(Shelf {
         store,
-        card: Card::new(Port::new(&NO_CARD), [].iter_mut()),
+        card: Card::new(&NO_CARD),
     })
 }
 

@@ -1,49 +1,74 @@
 //! The card's takes: mount, scan, play, upload, delete.
 //!
-//! - A card that comes in is mounted (FAT12/16/32) and scanned by
-//!   [`Card::step`]: every `*.TAK` file of the folder `LLV` is read once,
-//!   a piece per step, through the same checks as an upload
-//!   ([`ImageCheck`]: header, entries, lengths, CRC); only a take that checks
-//!   out is listed.
-//! - The player reads frames with [`Card::packet`] (the file of the take
-//!   that plays stays open).
-//! - An upload goes to `LLV/UPLOAD.TMP`, checked as it streams in; the commit
-//!   closes it and renames it to the take's 8.3 name (replacing the take of
-//!   the same name in one step), so a cut leaves at most that temporary file,
-//!   which never lists.
-//! - A card pulled out (the device answers "removed") drops the volume, its
+//! - A card that comes in is mounted (FAT16/FAT32 in the first MBR
+//!   partition) and scanned by [`Card::step`]: every `*.TAK` file of the
+//!   folder `LLV` is read once, a piece per step, through the same checks as
+//!   an upload ([`ImageCheck`]: header, entries, lengths, CRC); only a take
+//!   that checks out is listed.
+//! - The player reads frames with [`Card::packet`]. It does not go through
+//!   the FAT library: a take's reader ([`CardReader`]) follows the file's
+//!   clusters itself, one chain for the entries and one for the packets, each
+//!   walking forward, and awaits every block (see [`crate::port`]), so a
+//!   slow card holds no one but the player's read-ahead.
+//! - An upload goes to a new file whose first 8 bytes (the magic) are
+//!   written as zeros; the commit writes the magic last, so a cut upload
+//!   leaves a file that never lists, and the next scan deletes it. A
+//!   replacement is a new file, and the old one is deleted after the commit.
+//! - A card pulled out (the driver answers "removed") drops the volume, its
 //!   takes and what was open, and says so ([`Card::fault`]); it is mounted
 //!   and scanned again when it comes back.
 //!
-//! Nothing is written to the card but what an upload or a delete asks for.
+//! Nothing is written to the card but what an upload, a delete or the scan's
+//! removal of a cut upload asks for.
 
 use core::fmt;
 use core::ops::ControlFlow;
-use core::slice::IterMut;
 
-use hadris_fat::embedded::async_::Fat;
-use hadris_fat::embedded::{Dir, File, MountToken};
-use hadris_fs::{DirCursor, ErrorKind, OpenOptions, SeekFrom};
-use hadris_io::Error;
-use hadris_storage::async_::BlockDevice;
+use embassy_time::{Duration, Instant};
+use embedded_sdmmc::{
+    Error, Mode as FileMode, RawDirectory, RawFile, RawVolume, ShortFileName, TimeSource,
+    Timestamp, VolumeIdx, VolumeManager,
+};
 use heapless::{String, Vec};
 use llv_core::control::MAX_TAKES;
 use llv_core::packet::MAX_LEN;
-use llv_core::take::{FrameEntry, ImageCheck, TakeError, TakeHeader, ENTRY_LEN, NAME_LEN};
+use llv_core::take::{FrameEntry, ImageCheck, TakeError, TakeHeader, ENTRY_LEN, MAGIC, NAME_LEN};
 
-use crate::names::{file_name, from_short, is_take_file, DIR, FILE_LEN, TEMP};
+use crate::names::{file_name, from_short, is_take_file, DIR, FILE_LEN};
+use crate::port::{BlockError, CardPort, Dev, Slot, BLOCK};
 
-/// Open files at once: the take that plays, and an upload or a scanned take.
-const FILES: usize = 2;
-/// Bytes read per call while scanning.
-const SCAN_READ: usize = 256;
 /// Bytes scanned per [`Card::step`].
 pub const SCAN_STEP: usize = 8 * 1024;
+/// Bytes the scan reads at a time (from the port's block).
+const SCAN_READ: usize = 128;
+/// Bytes written between two updates of an upload's directory entry (so a
+/// cut upload's clusters can be freed when its file is deleted).
+const FLUSH_EVERY: u32 = 64 * 1024;
+/// How often the slot is asked whether a card is in while none is mounted
+/// or its scan is over (a read that finds it gone says so at once).
+pub const LOOK_EVERY: Duration = Duration::from_millis(250);
+/// Bad files remembered per scan (not read again in it).
+const BAD: usize = 4;
 
-/// A block device that is a card slot: it tells a removal from other errors.
-pub trait Slot: BlockDevice {
-    /// Whether `e` means the card is not there.
-    fn is_removal(e: &Self::Error) -> bool;
+/// The FAT library over the card: an upload's file open at most, and the
+/// root and the takes' folder.
+type Fs<D> = VolumeManager<Dev<D>, NoClock, 2, 1, 1>;
+type FsError = Error<BlockError>;
+
+/// The box has no calendar: files get this date (2025-01-01).
+pub struct NoClock;
+
+impl TimeSource for NoClock {
+    fn get_timestamp(&self) -> Timestamp {
+        Timestamp {
+            year_since_1970: 55,
+            zero_indexed_month: 0,
+            zero_indexed_day: 0,
+            hours: 0,
+            minutes: 0,
+            seconds: 0,
+        }
+    }
 }
 
 /// Why a card operation failed.
@@ -54,7 +79,7 @@ pub enum CardError {
     /// The card was pulled out.
     Removed,
     /// The card failed (read, write, or its file system), with the driver's word.
-    Io(ErrorKind),
+    Io(&'static str),
     /// No take of that name on the card.
     NotFound,
     /// [`MAX_TAKES`] takes on the card already.
@@ -92,7 +117,7 @@ impl fmt::Display for CardError {
         match self {
             CardError::NoCard => f.write_str("no card in the box"),
             CardError::Removed => f.write_str("the card was pulled out"),
-            CardError::Io(kind) => write!(f, "card error: {kind}"),
+            CardError::Io(what) => write!(f, "card error: {what}"),
             CardError::NotFound => f.write_str("no take of that name on the card"),
             CardError::Full => write!(f, "{MAX_TAKES} takes on the card already"),
             CardError::NoSpace => f.write_str("the card is full"),
@@ -124,10 +149,8 @@ pub enum CardFault {
         /// The take that played from it.
         playing: Option<String<NAME_LEN>>,
     },
-    /// In, but no FAT volume could be mounted.
-    NoVolume(ErrorKind),
-    /// Inserted more often since power-up than the box can mount.
-    TooManyMounts,
+    /// In, but no FAT16/FAT32 volume could be mounted.
+    NoVolume(&'static str),
     /// A file that did not check out (the last one found).
     BadTake {
         /// Its 8.3 name.
@@ -147,23 +170,97 @@ impl fmt::Display for CardFault {
         match self {
             CardFault::Removed {
                 playing: Some(take),
-            } => {
-                write!(
-                    f,
-                    "card pulled out while \"{take}\" played: insert it again"
-                )
-            }
+            } => write!(
+                f,
+                "card pulled out while \"{take}\" played: insert it again"
+            ),
             CardFault::Removed { playing: None } => {
                 f.write_str("card pulled out: its takes are back when it is in again")
             }
-            CardFault::NoVolume(kind) => write!(f, "card: no FAT16/FAT32 volume ({kind})"),
-            CardFault::TooManyMounts => {
-                f.write_str("card inserted too often since power-up: restart the box")
-            }
+            CardFault::NoVolume(why) => write!(f, "card: no FAT16/FAT32 volume ({why})"),
             CardFault::BadTake { file, why } => write!(f, "card: {DIR}/{file} not listed: {why}"),
             CardFault::Duplicate { file } => {
                 write!(f, "card: {DIR}/{file} not listed: its name is taken")
             }
+        }
+    }
+}
+
+/// Where the volume's clusters are (from its boot sector).
+#[derive(Clone, Copy, Debug)]
+struct Layout {
+    /// First block of the (first) FAT.
+    fat: u32,
+    /// Block of cluster 2.
+    data: u32,
+    /// Blocks per cluster.
+    per_cluster: u32,
+    /// FAT32 (4-byte entries) or FAT16 (2-byte).
+    fat32: bool,
+}
+
+impl Layout {
+    /// The layout of the volume whose MBR is `mbr` and boot sector `boot`
+    /// (at block `start`).
+    fn parse(start: u32, boot: &[u8; BLOCK]) -> Option<Layout> {
+        let u16_at = |i: usize| Some(u16::from_le_bytes([*boot.get(i)?, *boot.get(i + 1)?]));
+        let u32_at = |i: usize| {
+            Some(u32::from_le_bytes([
+                *boot.get(i)?,
+                *boot.get(i + 1)?,
+                *boot.get(i + 2)?,
+                *boot.get(i + 3)?,
+            ]))
+        };
+        if u16_at(11)? != BLOCK as u16 {
+            return None;
+        }
+        let per_cluster = u32::from(*boot.get(13)?);
+        let reserved = u32::from(u16_at(14)?);
+        let fats = u32::from(*boot.get(16)?);
+        let root_entries = u32::from(u16_at(17)?);
+        let fat_size = match u16_at(22)? {
+            0 => u32_at(36)?,
+            n => u32::from(n),
+        };
+        let total = match u16_at(19)? {
+            0 => u32_at(32)?,
+            n => u32::from(n),
+        };
+        if per_cluster == 0 {
+            return None;
+        }
+        let root_blocks = (root_entries * 32).div_ceil(BLOCK as u32);
+        let data = reserved + fats * fat_size + root_blocks;
+        let clusters = total.checked_sub(data)? / per_cluster;
+        Some(Layout {
+            fat: start + reserved,
+            data: start + data,
+            per_cluster,
+            fat32: clusters >= 65_525,
+        })
+    }
+
+    fn cluster_bytes(&self) -> u32 {
+        self.per_cluster * BLOCK as u32
+    }
+}
+
+/// A file's clusters, followed forward: the cluster that holds byte
+/// `index * cluster_bytes`.
+#[derive(Clone, Copy, Debug)]
+struct Chain {
+    first: u32,
+    cluster: u32,
+    index: u32,
+}
+
+impl Chain {
+    fn new(first: u32) -> Self {
+        Chain {
+            first,
+            cluster: first,
+            index: 0,
         }
     }
 }
@@ -175,16 +272,20 @@ pub struct CardTake {
     pub header: TakeHeader,
     /// Its 8.3 file name in [`DIR`].
     pub file: String<FILE_LEN>,
+    first: u32,
     serial: u32,
 }
 
-/// A card take opened for the player.
+/// A card take opened for the player: where it is in the entries and in
+/// the packets.
 #[derive(Clone, Debug)]
 pub struct CardReader {
     header: TakeHeader,
     serial: u32,
     /// The next frame in order and its packet's offset in the image.
     next: (u32, u32),
+    entries: Chain,
+    packets: Chain,
 }
 
 impl CardReader {
@@ -212,61 +313,119 @@ pub enum Scanned {
     Done,
 }
 
-struct Checking {
+/// A file of the folder, as its directory entry says.
+struct Found {
     file: String<FILE_LEN>,
-    handle: File<'static>,
+    /// The block and byte offset of its directory entry.
+    entry: (u32, u32),
+    size: u32,
+}
+
+struct Checking {
+    found: Found,
+    first: u32,
+    chain: Chain,
+    at: u32,
     check: ImageCheck,
+}
+
+struct Scan {
+    checking: Option<Checking>,
+    bad: Vec<String<FILE_LEN>, BAD>,
 }
 
 struct Upload {
     id: u32,
     name: String<NAME_LEN>,
+    file: String<FILE_LEN>,
     crc32: u32,
     total: u32,
     received: u32,
-    handle: File<'static>,
+    handle: RawFile,
     check: ImageCheck,
 }
 
-enum Volume<D: Slot> {
-    /// No volume mounted; `tried` once a mount failed (retried after a removal).
-    Out { dev: D, tried: bool },
-    In {
-        fat: Fat<'static, D, FILES>,
-        dir: Option<Dir>,
-    },
-    /// Only while changing from one to the other.
-    Gone,
+struct Mounted {
+    volume: RawVolume,
+    root: RawDirectory,
+    dir: Option<RawDirectory>,
+    layout: Layout,
 }
 
 /// The card's take library.
 pub struct Card<D: Slot> {
-    volume: Volume<D>,
-    tokens: IterMut<'static, MountToken>,
+    port: &'static CardPort<D>,
+    fs: Fs<D>,
+    mounted: Option<Mounted>,
+    /// A mount failed on the card that is in (not tried again until it is
+    /// pulled out).
+    tried: bool,
+    looked: Option<Instant>,
     takes: Vec<CardTake, MAX_TAKES>,
-    /// Where the scan goes on in the folder, and the file it reads.
-    scan: Option<(DirCursor, Option<Checking>)>,
-    play: Option<(u32, File<'static>)>,
+    scan: Option<Scan>,
     upload: Option<Upload>,
-    /// An aborted upload's file, closed at the next step.
-    closing: Option<File<'static>>,
     fault: Option<CardFault>,
     serial: u32,
 }
 
+/// A failed operation: the card's, its file system's, or one of ours.
+enum Failure {
+    Fs(FsError),
+    Card(CardError),
+}
+
+impl From<FsError> for Failure {
+    fn from(e: FsError) -> Self {
+        Failure::Fs(e)
+    }
+}
+
+impl From<BlockError> for Failure {
+    fn from(e: BlockError) -> Self {
+        Failure::Fs(Error::DeviceError(e))
+    }
+}
+
+impl From<CardError> for Failure {
+    fn from(e: CardError) -> Self {
+        Failure::Card(e)
+    }
+}
+
+impl From<TakeError> for Failure {
+    fn from(e: TakeError) -> Self {
+        Failure::Card(CardError::Image(e))
+    }
+}
+
+fn describe(e: &FsError) -> &'static str {
+    match e {
+        Error::DeviceError(BlockError::Removed) => "no card",
+        Error::DeviceError(BlockError::Failed) => "read or write failed",
+        Error::FormatError(why) => why,
+        Error::NoSuchVolume => "no partition",
+        Error::NotFound => "not found",
+        Error::DiskFull | Error::NotEnoughSpace => "card full",
+        _ => "file system error",
+    }
+}
+
+/// The image is shorter than its header says.
+const SHORT: Failure = Failure::Card(CardError::Image(TakeError::Inconsistent));
+
 impl<D: Slot> Card<D> {
-    /// The library of the card in `dev`, mounted at the first [`Card::step`]
-    /// that finds it in; each mount takes one of `tokens` (one per insertion
-    /// since power-up).
-    pub fn new(dev: D, tokens: IterMut<'static, MountToken>) -> Self {
+    /// The library of the card in `port`, mounted at the first
+    /// [`Card::step`] that finds it in.
+    pub fn new(port: &'static CardPort<D>) -> Self {
         Card {
-            volume: Volume::Out { dev, tried: false },
-            tokens,
+            port,
+            fs: VolumeManager::new_with_limits(Dev::new(port), NoClock, 0),
+            mounted: None,
+            tried: false,
+            looked: None,
             takes: Vec::new(),
             scan: None,
-            play: None,
             upload: None,
-            closing: None,
             fault: None,
             serial: 0,
         }
@@ -289,135 +448,165 @@ impl<D: Slot> Card<D> {
 
     /// Whether a volume is mounted.
     pub fn mounted(&self) -> bool {
-        matches!(self.volume, Volume::In { .. })
+        self.mounted.is_some()
     }
 
-    /// The background work, a piece at a time: with `present` (the slot has a
-    /// card) and none mounted, mounts it; else scans the next piece of the
-    /// folder ([`SCAN_STEP`] bytes at most) and closes what an aborted upload
-    /// left open. A card found gone is dropped.
-    pub async fn step(&mut self, present: bool) -> Scanned {
-        match &mut self.volume {
-            Volume::Out { tried, .. } => {
-                if !present {
-                    *tried = false;
-                    return Scanned::Idle;
+    /// The background work, a piece at a time: with a card in and none
+    /// mounted, mounts it; else scans the next piece of the folder
+    /// ([`SCAN_STEP`] bytes at most). A card found gone is dropped.
+    pub async fn step(&mut self) -> Scanned {
+        let scanning = self.scan.is_some() && self.mounted.is_some();
+        let look = self.looked.is_none_or(|at| at.elapsed() >= LOOK_EVERY);
+        if !scanning && look {
+            self.looked = Some(Instant::now());
+            if !self.port.present().await {
+                self.tried = false;
+                if self.mounted.is_some() {
+                    self.lose(None);
                 }
-                if *tried {
+                return Scanned::Idle;
+            }
+            if self.mounted.is_none() {
+                if self.tried {
                     return Scanned::Idle;
                 }
                 self.mount().await;
                 return Scanned::Reading;
             }
-            Volume::In { .. } if !present => {
-                self.lose(None);
-                return Scanned::Idle;
-            }
-            Volume::In { .. } | Volume::Gone => {}
         }
-        self.close_aborted().await;
         match self.scan_step().await {
             Ok(scanned) => scanned,
             Err(e) => {
-                let _ = self.error(Failure::Fs(e), None);
+                let _ = self.error(e, None);
                 Scanned::Idle
             }
         }
     }
 
     async fn mount(&mut self) {
-        let Volume::Out { dev, .. } = core::mem::replace(&mut self.volume, Volume::Gone) else {
-            return;
+        self.tried = true;
+        let fs = &self.fs;
+        let opened = (|| {
+            let volume = fs.open_raw_volume(VolumeIdx(0))?;
+            let root = match fs.open_root_dir(volume) {
+                Ok(root) => root,
+                Err(e) => {
+                    let _ = fs.close_volume(volume);
+                    return Err(e);
+                }
+            };
+            Ok((volume, root, fs.open_dir(root, DIR).ok()))
+        })();
+        let mounted = match opened {
+            Ok(handles) => self.layout().await.map(|layout| (handles, layout)),
+            Err(e) => Err(Failure::Fs(e)),
         };
-        let Some(token) = self.tokens.next() else {
-            self.fault = Some(CardFault::TooManyMounts);
-            self.volume = Volume::Out { dev, tried: true };
-            return;
-        };
-        match Fat::mount(dev, token).await {
-            Ok(mut fat) => {
-                let dir = fat.open_dir(fat.root(), DIR).await.ok();
-                self.volume = Volume::In { fat, dir };
+        match mounted {
+            Ok(((volume, root, dir), layout)) => {
+                self.scan = dir.map(|_| Scan {
+                    checking: None,
+                    bad: Vec::new(),
+                });
+                self.mounted = Some(Mounted {
+                    volume,
+                    root,
+                    dir,
+                    layout,
+                });
                 self.fault = None;
                 self.takes.clear();
-                self.scan = dir.map(|_| (DirCursor::START, None));
             }
-            Err(e) => {
-                let removed = e.error().device_error().is_some_and(D::is_removal);
-                if !removed {
-                    self.fault = Some(CardFault::NoVolume(e.kind()));
-                }
-                self.volume = Volume::Out {
-                    dev: e.into_device(),
-                    tried: !removed,
-                };
+            Err(Failure::Fs(Error::DeviceError(BlockError::Removed))) => {
+                self.forget();
+            }
+            Err(Failure::Fs(e)) => {
+                self.forget();
+                self.fault = Some(CardFault::NoVolume(describe(&e)));
+            }
+            Err(Failure::Card(_)) => {
+                self.forget();
+                self.fault = Some(CardFault::NoVolume("FAT12 or not 512-byte sectors"));
             }
         }
     }
 
-    async fn scan_step(&mut self) -> Result<Scanned, Error<D::Error>> {
-        let Volume::In {
-            fat,
-            dir: Some(dir),
-        } = &mut self.volume
-        else {
-            return Ok(Scanned::Idle);
-        };
-        let dir = *dir;
-        let Some((cursor, current)) = &mut self.scan else {
-            return Ok(Scanned::Idle);
-        };
-        let Some(checking) = current else {
-            let mut found: Option<(String<FILE_LEN>, DirCursor)> = None;
-            fat.list(dir, *cursor, |entry| {
-                let file = from_short(&entry.short_name());
-                if !entry.is_dir() && is_take_file(&file) {
-                    found = Some((file, entry.next_cursor()));
-                    return ControlFlow::Break(());
-                }
-                ControlFlow::Continue(())
+    /// The first partition's layout (the mount checked it is FAT).
+    async fn layout(&self) -> Result<Layout, Failure> {
+        let start = self
+            .port
+            .read_with(0, |mbr| {
+                mbr.get(454..458)
+                    .and_then(|b| b.try_into().ok())
+                    .map(u32::from_le_bytes)
             })
-            .await?;
-            let Some((file, next)) = found else {
+            .await?
+            .ok_or(Failure::Card(CardError::NoCard))?;
+        let layout = self.port.read_with(start, |boot| Layout::parse(start, boot)).await?;
+        layout.ok_or(Failure::Card(CardError::NoCard))
+    }
+
+    async fn scan_step(&mut self) -> Result<Scanned, Failure> {
+        let (Some(dir), Some(layout)) = (self.folder().ok(), self.layout_of()) else {
+            return Ok(Scanned::Idle);
+        };
+        let Some(scan) = self.scan.as_mut() else {
+            return Ok(Scanned::Idle);
+        };
+        let Some(mut checking) = scan.checking.take() else {
+            let found = self.next_file(dir)?;
+            let Some(found) = found else {
                 self.scan = None;
                 return Ok(Scanned::Done);
             };
-            *cursor = next;
-            let handle = fat.open(dir, &file, OpenOptions::new().read()).await?;
-            *current = Some(Checking {
-                file,
-                handle,
-                check: ImageCheck::default(),
-            });
+            let first = self.first_cluster(found.entry).await?;
+            if let Some(scan) = self.scan.as_mut() {
+                scan.checking = Some(Checking {
+                    chain: Chain::new(first),
+                    first,
+                    found,
+                    at: 0,
+                    check: ImageCheck::default(),
+                });
+            }
             return Ok(Scanned::Reading);
         };
         let mut buf = [0u8; SCAN_READ];
         let mut read = 0;
         let mut end = false;
         while read < SCAN_STEP {
-            let n = fat.read(&checking.handle, &mut buf).await?;
+            let left = checking.found.size.saturating_sub(checking.at);
+            let n = (left as usize).min(SCAN_READ);
             if n == 0 {
                 end = true;
                 break;
             }
+            let piece = &mut buf[..n];
+            read_chain(self.port, &layout, &mut checking.chain, checking.at, piece).await?;
+            if checking.at == 0 && piece.get(..8) == Some(&[0; 8]) {
+                // A cut upload: its magic was never written.
+                remove(&self.fs, dir, &checking.found.file)?;
+                return Ok(Scanned::Reading);
+            }
+            checking.at += n as u32;
             read += n;
-            if checking.check.update(&buf[..n]).is_err() {
+            if checking.check.update(piece).is_err() {
                 end = true;
                 break;
             }
         }
         if !end {
+            if let Some(scan) = self.scan.as_mut() {
+                scan.checking = Some(checking);
+            }
             return Ok(Scanned::Reading);
         }
-        let Some(Checking {
-            file,
-            handle,
+        let Checking {
+            found,
+            first,
             check,
-        }) = current.take()
-        else {
-            return Ok(Scanned::Reading);
-        };
-        fat.close(handle).await?;
+            ..
+        } = checking;
+        let file = found.file;
         let verdict = match check.finish() {
             Err(why) => Err(CardFault::BadTake {
                 file: file.clone(),
@@ -431,6 +620,7 @@ impl<D: Slot> Card<D> {
                 let take = CardTake {
                     header: header.clone(),
                     file: file.clone(),
+                    first,
                     serial: self.serial,
                 };
                 match self.takes.push(take) {
@@ -444,8 +634,56 @@ impl<D: Slot> Card<D> {
         };
         if let Err(fault) = &verdict {
             self.fault = Some(fault.clone());
+            if let Some(scan) = self.scan.as_mut() {
+                if scan.bad.push(file.clone()).is_err() {
+                    // Too many bad files to tell apart: stop here.
+                    self.scan = None;
+                }
+            }
         }
         Ok(Scanned::Checked { file, verdict })
+    }
+
+    /// The next take file of the folder neither listed nor found bad in this
+    /// scan, if any (the folder is read in place).
+    fn next_file(&self, dir: RawDirectory) -> Result<Option<Found>, Failure> {
+        let bad = self.scan.as_ref().map(|s| &s.bad);
+        let mut found = None;
+        self.fs.iterate_dir(dir, |entry| {
+            let file = from_short(&short(&entry.name));
+            let known = self.takes.iter().any(|t| t.file == file)
+                || bad.is_some_and(|b| b.contains(&file))
+                || self.upload.as_ref().is_some_and(|u| u.file == file);
+            if !entry.attributes.is_directory() && is_take_file(&file) && !known {
+                found = Some(Found {
+                    file,
+                    entry: (entry.entry_block.0, entry.entry_offset),
+                    size: entry.size,
+                });
+                return ControlFlow::Break(());
+            }
+            ControlFlow::Continue(())
+        })?;
+        Ok(found)
+    }
+
+    /// The first cluster of the file whose directory entry is at `entry`.
+    async fn first_cluster(&self, entry: (u32, u32)) -> Result<u32, Failure> {
+        let (block, offset) = (entry.0, entry.1 as usize);
+        let first = self
+            .port
+            .read_with(block, |b| {
+                let hi = b.get(offset + 20..offset + 22)?;
+                let lo = b.get(offset + 26..offset + 28)?;
+                Some(u32::from(u16::from_le_bytes([hi[0], hi[1]])) << 16
+                    | u32::from(u16::from_le_bytes([lo[0], lo[1]])))
+            })
+            .await?;
+        first.ok_or(SHORT)
+    }
+
+    fn layout_of(&self) -> Option<Layout> {
+        self.mounted.as_ref().map(|m| m.layout)
     }
 
     /// A reader for the card take `name`.
@@ -457,112 +695,71 @@ impl<D: Slot> Card<D> {
                 header: t.header.clone(),
                 serial: t.serial,
                 next: (0, t.header.packets_offset() as u32),
+                entries: Chain::new(t.first),
+                packets: Chain::new(t.first),
             })
     }
 
     /// Frame `index`'s entry and packet of `reader`'s take, read into `buf`
     /// (its length is the entry's). `NotFound` once the take was deleted or
-    /// replaced, `Removed` once the card was pulled out.
+    /// replaced, `Removed` once the card was pulled out. Awaits the card for
+    /// each block; holds nothing else (the library may be used meanwhile
+    /// only through another borrow of it, so callers that share the card
+    /// should give it up between frames).
     pub async fn packet(
         &mut self,
         reader: &mut CardReader,
         index: u32,
         buf: &mut [u8; MAX_LEN],
     ) -> Result<FrameEntry, CardError> {
-        let found = self.takes.iter().find(|t| t.serial == reader.serial);
-        let Some(file) = found.map(|t| t.file.clone()) else {
-            return Err(if self.mounted() {
-                CardError::NotFound
-            } else {
-                CardError::Removed
-            });
-        };
-        if index >= reader.header.frame_count {
-            return Err(CardError::NotFound);
-        }
-        let result = self.read_frame(reader, &file, index, buf).await;
+        let layout = self.playable(reader, index)?;
+        let result = read_frame(self.port, &layout, reader, index, buf).await;
         result.map_err(|e| {
             let playing = Some(reader.header.name.clone());
             self.error(e, playing)
         })
     }
 
-    /// Frame `index`'s entry of `reader`'s take.
+    /// Frame `index`'s entry of `reader`'s take (where the reader is in the
+    /// packets stays).
     pub async fn entry(
         &mut self,
         reader: &mut CardReader,
         index: u32,
     ) -> Result<FrameEntry, CardError> {
-        let mut buf = [0u8; MAX_LEN];
-        let next = reader.next;
-        let entry = self.packet(reader, index, &mut buf).await?;
-        reader.next = next;
-        Ok(entry)
-    }
-
-    async fn read_frame(
-        &mut self,
-        reader: &mut CardReader,
-        file: &str,
-        index: u32,
-        buf: &mut [u8; MAX_LEN],
-    ) -> Result<FrameEntry, Failure<D::Error>> {
-        if self.play.as_ref().is_none_or(|(s, _)| *s != reader.serial) {
-            self.close_play().await?;
-            let (fat, dir) = self.folder()?;
-            let handle = fat.open(dir, file, OpenOptions::new().read()).await?;
-            self.play = Some((reader.serial, handle));
-        }
-        if index != reader.next.0 {
-            // Out of order: walk the entries from the start to find the offset.
-            let mut offset = reader.header.packets_offset() as u32;
-            for i in 0..index {
-                let mut raw = [0u8; ENTRY_LEN];
-                self.read_at(TakeHeader::entry_offset(i) as u32, &mut raw)
-                    .await?;
-                offset += u32::from(FrameEntry::parse(&raw, i)?.len);
-            }
-            reader.next = (index, offset);
-        }
+        let layout = self.playable(reader, index)?;
         let mut raw = [0u8; ENTRY_LEN];
-        self.read_at(TakeHeader::entry_offset(index) as u32, &mut raw)
-            .await?;
-        let entry = FrameEntry::parse(&raw, index)?;
-        let packet = &mut buf[..usize::from(entry.len)];
-        self.read_at(reader.next.1, packet).await?;
-        reader.next = (index + 1, reader.next.1 + u32::from(entry.len));
-        Ok(entry)
+        let at = TakeHeader::entry_offset(index) as u32;
+        let read = read_chain(self.port, &layout, &mut reader.entries, at, &mut raw).await;
+        let entry = read.and_then(|()| Ok(FrameEntry::parse(&raw, index)?));
+        entry.map_err(|e| {
+            let playing = Some(reader.header.name.clone());
+            self.error(e, playing)
+        })
     }
 
-    /// Reads `buf.len()` bytes at `offset` of the file that plays.
-    async fn read_at(&mut self, offset: u32, buf: &mut [u8]) -> Result<(), Failure<D::Error>> {
-        let (Volume::In { fat, .. }, Some((_, handle))) = (&mut self.volume, &self.play) else {
-            return Err(Failure::Card(CardError::NoCard));
-        };
-        fat.seek(handle, SeekFrom::Start(u64::from(offset)))?;
-        let mut done = 0;
-        while done < buf.len() {
-            let n = fat.read(handle, &mut buf[done..]).await?;
-            if n == 0 {
-                return Err(Failure::Card(CardError::Image(TakeError::Inconsistent)));
-            }
-            done += n;
+    /// The layout to read frame `index` of `reader`'s take with, if the
+    /// take is still on the card and has that frame.
+    fn playable(&self, reader: &CardReader, index: u32) -> Result<Layout, CardError> {
+        if !self.takes.iter().any(|t| t.serial == reader.serial) {
+            return Err(if self.mounted() {
+                CardError::NotFound
+            } else {
+                CardError::Removed
+            });
         }
-        Ok(())
+        if index >= reader.header.frame_count {
+            return Err(CardError::NotFound);
+        }
+        self.layout_of().ok_or(CardError::Removed)
     }
 
-    /// Starts an upload of the take `name` (`total_len` bytes, CRC `crc32`) to
-    /// the temporary file; returns its id.
-    pub async fn begin_upload(
-        &mut self,
-        name: &str,
-        total_len: u32,
-        crc32: u32,
-    ) -> Result<u32, CardError> {
+    /// Starts an upload of the take `name` (`total_len` bytes, CRC `crc32`)
+    /// to a new file; returns its id.
+    pub fn begin_upload(&mut self, name: &str, total_len: u32, crc32: u32) -> Result<u32, CardError> {
         if self.upload.is_some() {
             return Err(CardError::Busy);
         }
-        self.close_aborted().await;
         let mut owned = String::new();
         if name.is_empty() || owned.push_str(name).is_err() {
             return Err(CardError::BadName);
@@ -571,12 +768,13 @@ impl<D: Slot> Card<D> {
         if self.takes.is_full() && !replaces {
             return Err(CardError::Full);
         }
-        let opened = self.open_temp().await;
-        let handle = opened.map_err(|e| self.error(e, None))?;
+        let opened = self.open_new(name);
+        let (file, handle) = opened.map_err(|e| self.error(e, None))?;
         self.serial = self.serial.wrapping_add(1);
         self.upload = Some(Upload {
             id: self.serial,
             name: owned,
+            file,
             crc32,
             total: total_len,
             received: 0,
@@ -586,29 +784,28 @@ impl<D: Slot> Card<D> {
         Ok(self.serial)
     }
 
-    async fn open_temp(&mut self) -> Result<File<'static>, Failure<D::Error>> {
-        let Volume::In { fat, dir } = &mut self.volume else {
+    /// Creates the folder if the card has none, and a new take file for `name`.
+    fn open_new(&mut self, name: &str) -> Result<(String<FILE_LEN>, RawFile), Failure> {
+        let Some(m) = self.mounted.as_mut() else {
             return Err(Failure::Card(CardError::NoCard));
         };
-        let folder = match dir {
-            Some(d) => *d,
+        let dir = match m.dir {
+            Some(d) => d,
             None => {
-                let d = fat.create_dir(fat.root(), DIR).await?;
-                *dir = Some(d);
+                self.fs.make_dir_in_dir(m.root, DIR)?;
+                let d = self.fs.open_dir(m.root, DIR)?;
+                m.dir = Some(d);
                 d
             }
         };
-        let options = OpenOptions::new().write().create().truncate();
-        Ok(fat.open(folder, TEMP, options).await?)
+        let fs = &self.fs;
+        let file = file_name(name, |f| fs.find_directory_entry(dir, f).is_ok());
+        let handle = fs.open_file_in_dir(dir, file.as_str(), FileMode::ReadWriteCreate)?;
+        Ok((file, handle))
     }
 
     /// Writes the next chunk of upload `id` at image offset `offset`.
-    pub async fn write_chunk(
-        &mut self,
-        id: u32,
-        offset: u32,
-        data: &[u8],
-    ) -> Result<(), CardError> {
+    pub fn write_chunk(&mut self, id: u32, offset: u32, data: &[u8]) -> Result<(), CardError> {
         let up = self.upload_of(id)?;
         if offset != up.received {
             return Err(CardError::Order {
@@ -622,24 +819,14 @@ impl<D: Slot> Card<D> {
             self.abort_upload(id);
             return Err(e.into());
         }
-        let written = self.write_upload(data).await;
-        written.map_err(|e| {
+        let (handle, received) = (up.handle, up.received);
+        if let Err(e) = write_upload(&self.fs, handle, received, data) {
+            let e = self.error(e, None);
             self.abort_upload(id);
-            self.error(e, None)
-        })?;
+            return Err(e);
+        }
         if let Some(up) = self.upload.as_mut() {
             up.received += data.len() as u32;
-        }
-        Ok(())
-    }
-
-    async fn write_upload(&mut self, data: &[u8]) -> Result<(), Failure<D::Error>> {
-        let (Volume::In { fat, .. }, Some(up)) = (&mut self.volume, &self.upload) else {
-            return Err(Failure::Card(CardError::NoUpload));
-        };
-        let mut done = 0;
-        while done < data.len() {
-            done += fat.write(&up.handle, &data[done..]).await?;
         }
         Ok(())
     }
@@ -654,28 +841,24 @@ impl<D: Slot> Card<D> {
                 total: up.total,
             });
         }
-        let Some(up) = self.upload.take() else {
-            return Err(CardError::NoUpload);
-        };
-        let header = match core::mem::take(&mut { up.check }).finish() {
+        let header = match core::mem::take(&mut up.check).finish() {
             Ok(h) if h.name == up.name && h.crc32 == up.crc32 => h,
             Ok(_) => {
-                self.closing = Some(up.handle);
+                self.abort_upload(id);
                 return Err(CardError::NameMismatch);
             }
             Err(e) => {
-                self.closing = Some(up.handle);
+                self.abort_upload(id);
                 return Err(e.into());
             }
         };
-        let old = self.takes.iter().position(|t| t.header.name == header.name);
-        let file = match old {
-            Some(i) => self.takes[i].file.clone(),
-            None => file_name(&header.name, |f| self.takes.iter().any(|t| t.file == f)),
+        let Some(up) = self.upload.take() else {
+            return Err(CardError::NoUpload);
         };
-        let replaced = old.map(|i| self.takes[i].serial);
-        let done = self.publish(up.handle, &file, replaced).await;
-        done.map_err(|e| self.error(e, None))?;
+        let old = self.takes.iter().position(|t| t.header.name == header.name);
+        let replaced = old.and_then(|i| self.takes.get(i)).map(|t| t.file.clone());
+        let done = self.publish(up.handle, &up.file, replaced.as_deref()).await;
+        let first = done.map_err(|e| self.error(e, None))?;
         if let Some(i) = old {
             self.takes.remove(i);
         }
@@ -683,28 +866,32 @@ impl<D: Slot> Card<D> {
         // Room was checked at begin; the list cannot have grown since.
         let _ = self.takes.push(CardTake {
             header: header.clone(),
-            file,
+            file: up.file,
+            first,
             serial: self.serial,
         });
         Ok(header)
     }
 
-    /// Closes the temporary file and renames it to `file` (closing the
-    /// take `replaced` if it plays).
+    /// Writes the magic, closes the file and deletes the file `replaced`;
+    /// the new file's first cluster.
     async fn publish(
         &mut self,
-        handle: File<'static>,
+        handle: RawFile,
         file: &str,
-        replaced: Option<u32>,
-    ) -> Result<(), Failure<D::Error>> {
-        if replaced.is_some() && self.play.as_ref().map(|(s, _)| *s) == replaced {
-            self.close_play().await?;
+        replaced: Option<&str>,
+    ) -> Result<u32, Failure> {
+        let dir = self.folder()?;
+        let fs = &self.fs;
+        fs.file_seek_from_start(handle, 0)?;
+        fs.write(handle, &MAGIC)?;
+        fs.close_file(handle)?;
+        if let Some(old) = replaced {
+            remove(fs, dir, old)?;
         }
-        let (fat, dir) = self.folder()?;
-        fat.close(handle).await?;
-        fat.rename(dir, TEMP, dir, file).await?;
-        fat.sync().await?;
-        Ok(())
+        let entry = fs.find_directory_entry(dir, file)?;
+        self.first_cluster((entry.entry_block.0, entry.entry_offset))
+            .await
     }
 
     /// Whether upload `id` is in progress.
@@ -712,84 +899,62 @@ impl<D: Slot> Card<D> {
         self.upload.as_ref().is_some_and(|u| u.id == id)
     }
 
-    /// Drops upload `id` if it is in progress (its file is closed at the next step).
+    /// Drops upload `id` if it is in progress, deleting its file.
     pub fn abort_upload(&mut self, id: u32) {
-        if self.uploading(id) {
-            if let Some(up) = self.upload.take() {
-                self.closing = Some(up.handle);
-            }
+        if !self.uploading(id) {
+            return;
+        }
+        let Some(up) = self.upload.take() else {
+            return;
+        };
+        let removed = self.folder().and_then(|dir| {
+            self.fs.close_file(up.handle)?;
+            remove(&self.fs, dir, &up.file)
+        });
+        if let Err(e) = removed {
+            let _ = self.error(e, None);
         }
     }
 
     /// Deletes the card take `name`.
-    pub async fn delete(&mut self, name: &str) -> Result<(), CardError> {
+    pub fn delete(&mut self, name: &str) -> Result<(), CardError> {
         let i = self
             .takes
             .iter()
             .position(|t| t.header.name == name)
             .ok_or(CardError::NotFound)?;
-        let (serial, file) = (self.takes[i].serial, self.takes[i].file.clone());
-        let removed = self.remove(serial, &file).await;
+        let Some(file) = self.takes.get(i).map(|t| t.file.clone()) else {
+            return Err(CardError::NotFound);
+        };
+        let removed = self.folder().and_then(|dir| remove(&self.fs, dir, &file));
         removed.map_err(|e| self.error(e, None))?;
         self.takes.remove(i);
         Ok(())
     }
 
-    /// Removes the take file `file` (closing it first if the take `serial` plays).
-    async fn remove(&mut self, serial: u32, file: &str) -> Result<(), Failure<D::Error>> {
-        if self.play.as_ref().is_some_and(|(s, _)| *s == serial) {
-            self.close_play().await?;
+    /// Closes what is open and the volume (writing what an upload left),
+    /// and gives the port back.
+    pub fn unmount(mut self) -> &'static CardPort<D> {
+        if let Some(up) = self.upload.take() {
+            let _ = self.fs.close_file(up.handle);
         }
-        let (fat, dir) = self.folder()?;
-        fat.remove_file(dir, file).await?;
-        fat.sync().await?;
-        Ok(())
-    }
-
-    /// Unmounts (syncing) and gives the device back.
-    pub async fn unmount(self) -> Result<D, CardError> {
-        match self.volume {
-            Volume::In { fat, .. } => fat.unmount().await.map_err(|e| CardError::Io(e.kind())),
-            Volume::Out { dev, .. } => Ok(dev),
-            Volume::Gone => Err(CardError::NoCard),
-        }
-    }
-
-    /// The mounted volume and the takes' folder (if the card has one).
-    fn volume(&mut self) -> Result<(&mut Fat<'static, D, FILES>, Option<Dir>), Failure<D::Error>> {
-        match &mut self.volume {
-            Volume::In { fat, dir } => Ok((fat, *dir)),
-            _ => Err(Failure::Card(CardError::NoCard)),
-        }
-    }
-
-    /// The mounted volume and the takes' folder.
-    fn folder(&mut self) -> Result<(&mut Fat<'static, D, FILES>, Dir), Failure<D::Error>> {
-        match self.volume()? {
-            (fat, Some(dir)) => Ok((fat, dir)),
-            _ => Err(Failure::Card(CardError::NotFound)),
-        }
-    }
-
-    /// Closes what an aborted upload left open.
-    async fn close_aborted(&mut self) {
-        if let Some(file) = self.closing.take() {
-            let closed = match self.volume() {
-                Ok((fat, _)) => fat.close(file).await.map_err(Failure::Fs),
-                Err(e) => Err(e),
-            };
-            if let Err(e) = closed {
-                let _ = self.error(e, None);
+        if let Some(m) = self.mounted.take() {
+            if let Some(d) = m.dir {
+                let _ = self.fs.close_dir(d);
             }
+            let _ = self.fs.close_dir(m.root);
+            let _ = self.fs.close_volume(m.volume);
         }
+        self.port
     }
 
-    /// Closes the file the player had open.
-    async fn close_play(&mut self) -> Result<(), Failure<D::Error>> {
-        if let Some((_, handle)) = self.play.take() {
-            self.volume()?.0.close(handle).await?;
+    /// The takes' folder.
+    fn folder(&self) -> Result<RawDirectory, Failure> {
+        match &self.mounted {
+            Some(Mounted { dir: Some(d), .. }) => Ok(*d),
+            Some(_) => Err(Failure::Card(CardError::NotFound)),
+            None => Err(Failure::Card(CardError::NoCard)),
         }
-        Ok(())
     }
 
     fn upload_of(&mut self, id: u32) -> Result<&mut Upload, CardError> {
@@ -800,53 +965,179 @@ impl<D: Slot> Card<D> {
     }
 
     /// The error of a failed operation; a removal drops the volume.
-    fn error(&mut self, e: Failure<D::Error>, playing: Option<String<NAME_LEN>>) -> CardError {
+    fn error(&mut self, e: Failure, playing: Option<String<NAME_LEN>>) -> CardError {
         match e {
             Failure::Card(e) => e,
-            Failure::Fs(e) => {
-                if e.device_error().is_some_and(D::is_removal) {
-                    self.lose(playing);
-                    return CardError::Removed;
-                }
-                match e.kind() {
-                    ErrorKind::NoSpace => CardError::NoSpace,
-                    kind => CardError::Io(kind),
-                }
+            Failure::Fs(Error::DeviceError(BlockError::Removed)) => {
+                self.lose(playing);
+                CardError::Removed
             }
+            Failure::Fs(Error::DiskFull | Error::NotEnoughSpace) => CardError::NoSpace,
+            Failure::Fs(e) => CardError::Io(describe(&e)),
         }
     }
 
-    /// The card is gone: drops the volume and all that was open on it.
-    fn lose(&mut self, playing: Option<String<NAME_LEN>>) {
-        if let Volume::In { fat, .. } = core::mem::replace(&mut self.volume, Volume::Gone) {
-            self.volume = Volume::Out {
-                dev: fat.into_inner(),
-                tried: false,
-            };
-        }
+    /// A new file system: the old one's handles and block cache belong to a
+    /// card that went (or never mounted).
+    fn forget(&mut self) {
+        self.fs = VolumeManager::new_with_limits(Dev::new(self.port), NoClock, 0);
+        self.mounted = None;
         self.takes.clear();
         self.scan = None;
-        self.play = None;
         self.upload = None;
-        self.closing = None;
+    }
+
+    /// The card is gone: forgets the volume and all that was open on it.
+    fn lose(&mut self, playing: Option<String<NAME_LEN>>) {
+        self.forget();
+        self.tried = false;
         self.fault = Some(CardFault::Removed { playing });
     }
 }
 
-/// A failed operation: the file system's error, or one of ours.
-enum Failure<E> {
-    Fs(Error<E>),
-    Card(CardError),
+/// Frame `index` of `reader`'s take: its entry, and its packet in `buf`.
+async fn read_frame<D: Slot>(
+    port: &CardPort<D>,
+    layout: &Layout,
+    reader: &mut CardReader,
+    index: u32,
+    buf: &mut [u8; MAX_LEN],
+) -> Result<FrameEntry, Failure> {
+    if index != reader.next.0 {
+        // Out of order: sum the entries' lengths from the start.
+        let mut offset = reader.header.packets_offset() as u32;
+        let mut raw = [0u8; 8 * ENTRY_LEN];
+        let mut i = 0;
+        while i < index {
+            let at = TakeHeader::entry_offset(i) as u32;
+            let n = (((index - i) as usize) * ENTRY_LEN).min(raw.len());
+            let piece = &mut raw[..n];
+            read_chain(port, layout, &mut reader.entries, at, piece).await?;
+            for chunk in piece.chunks_exact(ENTRY_LEN) {
+                offset += u32::from(FrameEntry::parse(chunk, i)?.len);
+                i += 1;
+            }
+        }
+        reader.next = (index, offset);
+    }
+    let mut raw = [0u8; ENTRY_LEN];
+    let at = TakeHeader::entry_offset(index) as u32;
+    read_chain(port, layout, &mut reader.entries, at, &mut raw).await?;
+    let entry = FrameEntry::parse(&raw, index)?;
+    let packet = buf.get_mut(..usize::from(entry.len)).ok_or(SHORT)?;
+    read_chain(port, layout, &mut reader.packets, reader.next.1, packet).await?;
+    reader.next = (index + 1, reader.next.1 + u32::from(entry.len));
+    Ok(entry)
 }
 
-impl<E> From<Error<E>> for Failure<E> {
-    fn from(e: Error<E>) -> Self {
-        Failure::Fs(e)
+/// Reads `buf.len()` bytes at `offset` of the file whose clusters `chain`
+/// follows (forward from where it is; from the start if `offset` is before).
+async fn read_chain<D: Slot>(
+    port: &CardPort<D>,
+    layout: &Layout,
+    chain: &mut Chain,
+    offset: u32,
+    buf: &mut [u8],
+) -> Result<(), Failure> {
+    let per = layout.cluster_bytes();
+    let mut done = 0;
+    while done < buf.len() {
+        let at = offset + done as u32;
+        let index = at / per;
+        if index < chain.index {
+            *chain = Chain::new(chain.first);
+        }
+        while chain.index < index {
+            chain.cluster = next_cluster(port, layout, chain.cluster).await?;
+            chain.index += 1;
+        }
+        let within = at % per;
+        let cluster = chain.cluster.checked_sub(2).ok_or(SHORT)?;
+        let block = cluster
+            .checked_mul(layout.per_cluster)
+            .and_then(|b| b.checked_add(layout.data + within / BLOCK as u32))
+            .ok_or(SHORT)?;
+        let from = (within % BLOCK as u32) as usize;
+        let n = (BLOCK - from).min(buf.len() - done);
+        let out = &mut buf[done..done + n];
+        port.read_with(block, |b| {
+            if let Some(src) = b.get(from..from + n) {
+                out.copy_from_slice(src);
+            }
+        })
+        .await?;
+        done += n;
+    }
+    Ok(())
+}
+
+/// The cluster after `cluster` in the FAT; an end or a free or bad cluster
+/// is an image shorter than its header says.
+async fn next_cluster<D: Slot>(
+    port: &CardPort<D>,
+    layout: &Layout,
+    cluster: u32,
+) -> Result<u32, Failure> {
+    let width = if layout.fat32 { 4 } else { 2 };
+    let byte = cluster * width;
+    let block = layout.fat + byte / BLOCK as u32;
+    let at = (byte % BLOCK as u32) as usize;
+    let next = port
+        .read_with(block, |b| {
+            let e = b.get(at..at + width as usize)?;
+            Some(if layout.fat32 {
+                u32::from_le_bytes([e[0], e[1], e[2], e[3]]) & 0x0FFF_FFFF
+            } else {
+                u32::from(u16::from_le_bytes([e[0], e[1]]))
+            })
+        })
+        .await?;
+    let end = if layout.fat32 { 0x0FFF_FFF7 } else { 0xFFF7 };
+    match next {
+        Some(n) if (2..end).contains(&n) => Ok(n),
+        _ => Err(SHORT),
     }
 }
 
-impl<E> From<TakeError> for Failure<E> {
-    fn from(e: TakeError) -> Self {
-        Failure::Card(CardError::Image(e))
+/// Writes `data` at `received` of the upload `handle`, the magic as zeros
+/// (written at the commit); updates the directory entry now and then.
+fn write_upload<D: Slot>(
+    fs: &Fs<D>,
+    handle: RawFile,
+    received: u32,
+    data: &[u8],
+) -> Result<(), Failure> {
+    let magic = (MAGIC.len() as u32).saturating_sub(received) as usize;
+    let zeros = [0u8; MAGIC.len()];
+    let (head, rest) = data.split_at(magic.min(data.len()));
+    if !head.is_empty() {
+        fs.write(handle, zeros.get(..head.len()).unwrap_or(&[]))?;
     }
+    fs.write(handle, rest)?;
+    let after = received + data.len() as u32;
+    if received == 0 || after / FLUSH_EVERY != received / FLUSH_EVERY {
+        fs.flush_file(handle)?;
+    }
+    Ok(())
+}
+
+/// Deletes `file` of `dir`, its clusters freed first (embedded-sdmmc frees
+/// none when it deletes; truncating frees all but the first).
+fn remove<D: Slot>(fs: &Fs<D>, dir: RawDirectory, file: &str) -> Result<(), Failure> {
+    let handle = fs.open_file_in_dir(dir, file, FileMode::ReadWriteTruncate)?;
+    fs.close_file(handle)?;
+    fs.delete_entry_in_dir(dir, file)?;
+    Ok(())
+}
+
+/// A short name's 11 bytes (8 + 3, space-padded).
+fn short(name: &ShortFileName) -> [u8; 11] {
+    let mut out = [b' '; 11];
+    for (o, b) in out.iter_mut().zip(name.base_name()) {
+        *o = *b;
+    }
+    for (o, b) in out.iter_mut().skip(8).zip(name.extension()) {
+        *o = *b;
+    }
+    out
 }

@@ -6,11 +6,8 @@ use std::boxed::Box;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 
-use embassy_futures::select::{select, Either};
-
 use crate::card::{Card, Scanned};
-use crate::port::{serve, BlockError, Blocks, Link, Port, BLOCK};
-use crate::MountToken;
+use crate::port::{BlockError, Blocks, CardPort, BLOCK};
 
 /// A card image file; `inserted` false makes it a slot with no card.
 pub struct ImageFile {
@@ -63,29 +60,25 @@ impl Blocks for ImageFile {
 
 /// Mounts the card in `image`, scans it through (`seen` hears every file's
 /// verdict), runs `body` on it and unmounts it (writing what it changed).
-/// Blocks the thread; for hosts (`llv card`, tests) only.
+/// Blocks the thread; for hosts (`llv card`, tests) only: the slot lives as
+/// long as the process (a few hundred bytes per call).
 pub fn on_image<R>(
-    image: &mut ImageFile,
+    image: ImageFile,
     mut seen: impl FnMut(&Scanned),
-    body: impl AsyncFnOnce(&mut Card<Port<'_>>) -> R,
+    body: impl AsyncFnOnce(&mut Card<ImageFile>) -> R,
 ) -> R {
-    let link = Link::new();
-    let tokens: &'static mut [MountToken; 1] = Box::leak(Box::new([MountToken::new()]));
-    let work = async {
-        let mut card = Card::new(Port::new(&link), tokens.iter_mut());
+    let port: &'static CardPort<ImageFile> = Box::leak(Box::new(CardPort::new(image)));
+    embassy_futures::block_on(async {
+        let mut card = Card::new(port);
         loop {
-            let scanned = card.step(true).await;
+            let scanned = card.step().await;
             seen(&scanned);
             if matches!(scanned, Scanned::Done | Scanned::Idle) && !card.scanning() {
                 break;
             }
         }
         let result = body(&mut card).await;
-        let _ = card.unmount().await;
+        card.unmount();
         result
-    };
-    match embassy_futures::block_on(select(serve(&link, image), work)) {
-        Either::First(never) => never,
-        Either::Second(result) => result,
-    }
+    })
 }

@@ -1,47 +1,31 @@
-//! The card's blocks as the file system reads them.
+//! The card's blocks, for the file system and for the player.
 //!
-//! The FAT driver polls a block device ([`Port`], hadris's poll-based async
-//! contract); a board's card driver is a plain async one ([`Blocks`]:
-//! embassy-stm32's SDMMC, the QEMU board's image file). A worker ([`serve`])
-//! runs the driver's calls and hands each 512-byte block over through a
-//! [`Link`], one block at a time, in one buffer the two sides take turns on.
-//! The worker also watches whether a card is in: a port with no card has no
-//! blocks and every call fails with [`BlockError::Removed`].
+//! The FAT library (embedded-sdmmc) is blocking: it asks its block device
+//! ([`Dev`]) for a block and wants it at once, so its calls run the board's
+//! async driver ([`Blocks`]) to the end in place, the executor waiting with
+//! them. Only a mount, the folder's listing, an upload and a delete go that
+//! way. The player's and the scan's reads do not: they follow a take's
+//! clusters themselves ([`crate::card`]) and await each block with
+//! [`CardPort::read_with`], so a card that takes 100 ms for a block holds no
+//! one but the reader.
 //!
-//! A request whose future is dropped (the player gave up waiting for a card
-//! stalled by its own housekeeping) is forgotten: the worker finishes the
-//! block and the next request takes its turn.
+//! The port ([`CardPort`]) owns the driver and one block buffer (the block
+//! read last, kept for the next read of it); the card and its device share it.
 
-use core::cell::RefCell;
 use core::fmt;
-use core::task::{Context, Poll};
 
-use embassy_futures::select::{select, Either};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
-use embassy_sync::blocking_mutex::Mutex as BlockingMutex;
 use embassy_sync::mutex::Mutex;
-use embassy_sync::waitqueue::WakerRegistration;
-use embassy_time::{Duration, Timer};
-use hadris_io::{Error, ErrorKind, ErrorType};
-use hadris_storage::async_::BlockDevice;
-use hadris_storage::{BlockIndex, BlockSize};
+use embedded_sdmmc::{Block, BlockCount, BlockDevice, BlockIdx};
 
 /// Bytes of a card block.
 pub const BLOCK: usize = 512;
-
-const BLOCK_SIZE: BlockSize = match BlockSize::new(BLOCK as u32) {
-    Some(size) => size,
-    None => panic!("512 is a block size"),
-};
-
-/// How often an idle worker asks the driver whether a card is in.
-pub const PRESENCE_EVERY: Duration = Duration::from_millis(200);
 
 /// Why a block could not be read or written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum BlockError {
-    /// No card is in (pulled out, or never inserted).
+    /// No card in the slot (pulled out, or never put in).
     Removed,
     /// The card did not answer, or answered with an error.
     Failed,
@@ -58,283 +42,182 @@ impl fmt::Display for BlockError {
 
 impl core::error::Error for BlockError {}
 
-/// A board's card: 512-byte blocks, async.
+/// A board's card driver: 512-byte blocks, async.
 #[allow(async_fn_in_trait, reason = "the box's executor is single-threaded")]
 pub trait Blocks {
-    /// Whether a card is in and answers (initialising it if it was not);
-    /// its blocks when it is.
+    /// The card's size in blocks if one is in (initialising it if it just
+    /// came in), else `None`.
     async fn present(&mut self) -> Option<u64>;
-    /// Reads block `block`.
+    /// Reads block `block` into `buf`.
     async fn read(&mut self, block: u64, buf: &mut [u8; BLOCK]) -> Result<(), BlockError>;
-    /// Writes block `block`.
+    /// Writes `buf` to block `block`.
     async fn write(&mut self, block: u64, buf: &[u8; BLOCK]) -> Result<(), BlockError>;
 }
 
-/// What the worker is asked to do.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Job {
-    Idle,
-    /// Posted: block, and whether it is a write (its bytes are in the buffer).
-    Posted {
-        seq: u32,
-        block: u64,
-        write: bool,
-    },
-    /// The worker is on it.
-    Taken {
-        seq: u32,
-    },
-    /// Finished.
-    Done {
-        seq: u32,
-        result: Result<(), BlockError>,
-    },
+/// A card driver the box can keep: [`Blocks`] that live as long as the box.
+pub trait Slot: Blocks + 'static {}
+
+impl<T: Blocks + 'static> Slot for T {}
+
+/// The port's state: the driver, the block read last, the card's size.
+struct PortState<B> {
+    blocks: B,
+    fetched: Option<u32>,
+    block: [u8; BLOCK],
+    size: u32,
 }
 
-struct Shared {
-    job: Job,
-    seq: u32,
-    /// Blocks of the card in, 0 with none.
-    blocks: u64,
-    worker: WakerRegistration,
-    client: WakerRegistration,
+/// The card slot: its driver and the block fetched last, shared by the
+/// card's library and its file system's device.
+pub struct CardPort<B> {
+    state: Mutex<CriticalSectionRawMutex, PortState<B>>,
 }
 
-/// What the port and the worker share.
-pub struct Link {
-    shared: BlockingMutex<CriticalSectionRawMutex, RefCell<Shared>>,
-    /// The block in flight; the worker holds it while the driver works.
-    data: Mutex<CriticalSectionRawMutex, [u8; BLOCK]>,
-}
-
-impl Link {
-    /// No card yet, nothing in flight.
-    pub const fn new() -> Self {
-        Link {
-            shared: BlockingMutex::new(RefCell::new(Shared {
-                job: Job::Idle,
-                seq: 0,
-                blocks: 0,
-                worker: WakerRegistration::new(),
-                client: WakerRegistration::new(),
-            })),
-            data: Mutex::new([0; BLOCK]),
+impl<B: Blocks> CardPort<B> {
+    /// A port over the driver `blocks`.
+    pub const fn new(blocks: B) -> Self {
+        CardPort {
+            state: Mutex::new(PortState {
+                blocks,
+                fetched: None,
+                block: [0; BLOCK],
+                size: 0,
+            }),
         }
     }
 
-    fn with<R>(&self, f: impl FnOnce(&mut Shared) -> R) -> R {
-        self.shared.lock(|s| f(&mut s.borrow_mut()))
-    }
-
-    /// Blocks of the card in (0: none).
-    pub fn blocks(&self) -> u64 {
-        self.with(|s| s.blocks)
-    }
-}
-
-impl Default for Link {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-/// Serves `link`'s requests with `blocks` forever, and asks it whether a
-/// card is in whenever no request came for [`PRESENCE_EVERY`].
-pub async fn serve<B: Blocks>(link: &Link, blocks: &mut B) -> ! {
-    let found = blocks.present().await.unwrap_or(0);
-    link.with(|s| s.blocks = found);
-    loop {
-        let next = core::future::poll_fn(|cx| {
-            link.with(|s| match s.job {
-                Job::Posted { seq, block, write } => {
-                    s.job = Job::Taken { seq };
-                    Poll::Ready((seq, block, write))
-                }
-                _ => {
-                    s.worker.register(cx.waker());
-                    Poll::Pending
-                }
-            })
-        });
-        let (seq, block, write) = match select(next, Timer::after(PRESENCE_EVERY)).await {
-            Either::First(job) => job,
-            Either::Second(()) => {
-                let blocks = blocks.present().await.unwrap_or(0);
-                link.with(|s| s.blocks = blocks);
-                continue;
-            }
-        };
-        let result = if link.blocks() == 0 {
-            Err(BlockError::Removed)
-        } else {
-            let mut data = link.data.lock().await;
-            if write {
-                blocks.write(block, &data).await
-            } else {
-                blocks.read(block, &mut data).await
-            }
-        };
-        link.with(|s| {
-            if result == Err(BlockError::Removed) {
-                s.blocks = 0;
-            }
-            s.job = Job::Done { seq, result };
-            s.client.wake();
-        });
-    }
-}
-
-/// The card as the FAT driver sees it.
-pub struct Port<'a> {
-    link: &'a Link,
-}
-
-impl<'a> Port<'a> {
-    /// The port of `link`.
-    pub fn new(link: &'a Link) -> Self {
-        Port { link }
-    }
-
-    /// Whether a card is in.
-    pub fn present(&self) -> bool {
-        self.link.blocks() > 0
-    }
-
-    /// Moves the transfer of `buf` (whole blocks from `first`) on, block by block.
-    fn poll_blocks(
-        &mut self,
-        state: &mut Transfer,
-        cx: &mut Context<'_>,
-        first: BlockIndex,
-        write: Option<&[u8]>,
-        mut read: Option<&mut [u8]>,
-    ) -> Poll<Result<(), Error<BlockError>>> {
-        let len = write.map_or_else(|| read.as_ref().map_or(0, |b| b.len()), <[u8]>::len);
-        loop {
-            let at = state.done * BLOCK;
-            if at >= len {
-                return Poll::Ready(Ok(()));
-            }
-            let block = first.get() + state.done as u64;
-            let step = self.link.with(|s| match (state.seq, s.job) {
-                (Some(mine), Job::Done { seq, result }) if seq == mine => {
-                    s.job = Job::Idle;
-                    Step::Finished(result)
-                }
-                (Some(_), _) => {
-                    s.client.register(cx.waker());
-                    Step::Wait
-                }
-                (None, Job::Posted { .. } | Job::Taken { .. }) => {
-                    s.client.register(cx.waker());
-                    Step::Wait
-                }
-                (None, Job::Idle | Job::Done { .. }) => {
-                    if s.blocks == 0 {
-                        return Step::Finished(Err(BlockError::Removed));
-                    }
-                    let Ok(mut data) = self.link.data.try_lock() else {
-                        s.client.register(cx.waker());
-                        return Step::Wait;
-                    };
-                    if let Some(bytes) = write {
-                        data.copy_from_slice(&bytes[at..at + BLOCK]);
-                    }
-                    s.seq = s.seq.wrapping_add(1);
-                    s.job = Job::Posted {
-                        seq: s.seq,
-                        block,
-                        write: write.is_some(),
-                    };
-                    state.seq = Some(s.seq);
-                    s.worker.wake();
-                    s.client.register(cx.waker());
-                    Step::Wait
-                }
-            });
-            match step {
-                Step::Wait => return Poll::Pending,
-                Step::Finished(Err(e)) => {
-                    state.seq = None;
-                    return Poll::Ready(Err(Error::device(e, "card")));
-                }
-                Step::Finished(Ok(())) => {
-                    if let Some(out) = read.as_deref_mut() {
-                        let Ok(data) = self.link.data.try_lock() else {
-                            // The worker let go of it before saying done.
-                            return Poll::Ready(Err(Error::new(ErrorKind::Io, "card busy")));
-                        };
-                        out[at..at + BLOCK].copy_from_slice(&data[..]);
-                    }
-                    state.seq = None;
-                    state.done += 1;
-                }
-            }
+    /// Whether a card is in (asks the driver).
+    pub async fn present(&self) -> bool {
+        let mut s = self.state.lock().await;
+        let size = s.blocks.present().await;
+        s.size = size.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX));
+        if size.is_none() {
+            s.fetched = None;
         }
+        size.is_some()
+    }
+
+    /// Runs `f` on block `block` (read from the card unless it is the
+    /// block read last), awaiting the card as long as it takes.
+    pub async fn read_with<R>(
+        &self,
+        block: u32,
+        f: impl FnOnce(&[u8; BLOCK]) -> R,
+    ) -> Result<R, BlockError> {
+        let mut guard = self.state.lock().await;
+        let s = &mut *guard;
+        if s.fetched != Some(block) {
+            s.fetched = None;
+            s.blocks.read(u64::from(block), &mut s.block).await?;
+            s.fetched = Some(block);
+        }
+        Ok(f(&s.block))
+    }
+
+    /// The driver, to give it back (an image file for `llv card`).
+    pub fn into_inner(self) -> B {
+        self.state.into_inner().blocks
     }
 }
 
-enum Step {
-    Wait,
-    Finished(Result<(), BlockError>),
+/// The block device the file system sees: the port's (see the module docs).
+pub struct Dev<B: 'static> {
+    port: &'static CardPort<B>,
 }
 
-/// How far one read or write got.
-#[derive(Default)]
-pub struct Transfer {
-    /// Blocks done.
-    done: usize,
-    /// The request posted for the next one.
-    seq: Option<u32>,
+impl<B: Blocks> Dev<B> {
+    /// The device of `port`.
+    pub fn new(port: &'static CardPort<B>) -> Self {
+        Dev { port }
+    }
+
+    fn with<R>(
+        &self,
+        f: impl FnOnce(&mut PortState<B>) -> Result<R, BlockError>,
+    ) -> Result<R, BlockError> {
+        // The card's library never holds the port while it runs the file
+        // system, so the lock is free whenever the file system asks.
+        let mut guard = self
+            .port
+            .state
+            .try_lock()
+            .map_err(|_| BlockError::Failed)?;
+        f(&mut guard)
+    }
 }
 
-impl ErrorType for Port<'_> {
+impl<B: Blocks> BlockDevice for Dev<B> {
     type Error = BlockError;
+
+    fn read(&self, blocks: &mut [Block], start: BlockIdx) -> Result<(), BlockError> {
+        self.with(|s| {
+            for (i, out) in blocks.iter_mut().enumerate() {
+                let at = start.0.wrapping_add(i as u32);
+                if s.fetched == Some(at) {
+                    out.contents = s.block;
+                } else {
+                    embassy_futures::block_on(s.blocks.read(u64::from(at), &mut out.contents))?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    fn write(&self, blocks: &[Block], start: BlockIdx) -> Result<(), BlockError> {
+        self.with(|s| {
+            for (i, block) in blocks.iter().enumerate() {
+                let at = start.0.wrapping_add(i as u32);
+                if s.fetched == Some(at) {
+                    s.fetched = None;
+                }
+                embassy_futures::block_on(s.blocks.write(u64::from(at), &block.contents))?;
+            }
+            Ok(())
+        })
+    }
+
+    fn num_blocks(&self) -> Result<BlockCount, BlockError> {
+        self.with(|s| Ok(BlockCount(s.size)))
+    }
 }
 
-impl BlockDevice for Port<'_> {
-    type State = Transfer;
+/// A slot that never has a card (a board without one, tests).
+pub struct NoCard;
 
-    fn block_size(&self) -> BlockSize {
-        BLOCK_SIZE
+impl Blocks for NoCard {
+    async fn present(&mut self) -> Option<u64> {
+        None
     }
 
-    fn block_count(&self) -> u64 {
-        self.link.blocks()
+    async fn read(&mut self, _: u64, _: &mut [u8; BLOCK]) -> Result<(), BlockError> {
+        Err(BlockError::Removed)
     }
 
-    fn writable(&self) -> bool {
-        true
+    async fn write(&mut self, _: u64, _: &[u8; BLOCK]) -> Result<(), BlockError> {
+        Err(BlockError::Removed)
+    }
+}
+
+/// A slot that may have no driver (a board started without a card): empty.
+impl<B: Blocks> Blocks for Option<B> {
+    async fn present(&mut self) -> Option<u64> {
+        match self {
+            Some(b) => b.present().await,
+            None => None,
+        }
     }
 
-    fn poll_read_blocks(
-        &mut self,
-        state: &mut Transfer,
-        cx: &mut Context<'_>,
-        first: BlockIndex,
-        buf: &mut [u8],
-    ) -> Poll<Result<(), Error<BlockError>>> {
-        self.poll_blocks(state, cx, first, None, Some(buf))
+    async fn read(&mut self, block: u64, buf: &mut [u8; BLOCK]) -> Result<(), BlockError> {
+        match self {
+            Some(b) => b.read(block, buf).await,
+            None => Err(BlockError::Removed),
+        }
     }
 
-    fn poll_write_blocks(
-        &mut self,
-        state: &mut Transfer,
-        cx: &mut Context<'_>,
-        first: BlockIndex,
-        buf: &[u8],
-    ) -> Poll<Result<(), Error<BlockError>>> {
-        self.poll_blocks(state, cx, first, Some(buf), None)
-    }
-
-    fn cancel(&mut self, state: &mut Transfer) {
-        // A request not yet taken is withdrawn; one taken finishes unseen.
-        if let Some(mine) = state.seq.take() {
-            self.link.with(|s| {
-                if matches!(s.job, Job::Posted { seq, .. } if seq == mine) {
-                    s.job = Job::Idle;
-                }
-            });
+    async fn write(&mut self, block: u64, buf: &[u8; BLOCK]) -> Result<(), BlockError> {
+        match self {
+            Some(b) => b.write(block, buf).await,
+            None => Err(BlockError::Removed),
         }
     }
 }

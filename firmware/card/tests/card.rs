@@ -4,20 +4,25 @@
 
 use std::fs::OpenOptions;
 use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use hadris_fat::{FatKind, FatOptions};
-use hadris_storage::host::FileDevice;
 use llv_box_card::image::{on_image, ImageFile};
 use llv_box_card::names::DIR;
-use llv_box_card::{CardError, CardFault, Scanned};
+use llv_box_card::{Card, CardError, CardFault, CardPort, Scanned};
 use llv_core::packet::{FaceFrame, MAX_LEN};
 use llv_core::take::{image_len, ImageWriter, TakeImage};
 use llv_core::time::{FrameRate, FrameTime};
 
-/// A FAT32 image of 40 MiB in a temporary file.
-fn fat32() -> (tempfile::TempDir, std::path::PathBuf) {
+/// Where the partition starts (as SD cards have it: 1 MiB in).
+const START: u64 = 2048;
+
+/// A card image of `mib` MiB in a temporary file: an MBR whose first
+/// partition (type `kind`) is formatted FAT`bits` by `mkfs.fat`.
+fn card(mib: u64, bits: u8) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("card.img");
+    let blocks = mib << 11;
     let file = OpenOptions::new()
         .read(true)
         .write(true)
@@ -25,16 +30,39 @@ fn fat32() -> (tempfile::TempDir, std::path::PathBuf) {
         .truncate(true)
         .open(&path)
         .unwrap();
-    file.set_len(40 << 20).unwrap();
-    let mut dev = FileDevice::new(file).unwrap();
-    let options = FatOptions::new()
-        .with_kind(FatKind::Fat32)
-        .with_size(40 << 20);
-    hadris_fat::sync::format(&mut dev, &options).unwrap();
+    file.set_len(blocks * 512).unwrap();
+    let mut mbr = [0u8; 512];
+    mbr[446 + 4] = if bits == 32 { 0x0C } else { 0x06 };
+    mbr[446 + 8..446 + 12].copy_from_slice(&(START as u32).to_le_bytes());
+    mbr[446 + 12..446 + 16].copy_from_slice(&((blocks - START) as u32).to_le_bytes());
+    mbr[510] = 0x55;
+    mbr[511] = 0xAA;
+    (&file).write_all(&mbr).unwrap();
+    let status = std::process::Command::new(mkfs_fat())
+        .args(["-F", &bits.to_string(), "--offset", &START.to_string()])
+        .arg(&path)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "mkfs.fat failed");
     (dir, path)
 }
 
-fn image_file(path: &std::path::Path) -> ImageFile {
+/// A FAT32 card of 64 MiB.
+fn fat32() -> (tempfile::TempDir, PathBuf) {
+    card(64, 32)
+}
+
+/// `mkfs.fat` (dosfstools; often in /usr/sbin, off a user's PATH).
+fn mkfs_fat() -> PathBuf {
+    ["/usr/sbin/mkfs.fat", "/sbin/mkfs.fat", "/usr/bin/mkfs.fat"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+        .unwrap_or_else(|| PathBuf::from("mkfs.fat"))
+}
+
+fn image_file(path: &Path) -> ImageFile {
     ImageFile::new(
         OpenOptions::new()
             .read(true)
@@ -77,27 +105,25 @@ fn take(name: &str, frames: u32, seed: i32) -> Vec<u8> {
 
 /// Uploads `image` as the box does, in 1 KiB chunks; `cut_at` stops after that many bytes.
 async fn upload(
-    card: &mut llv_box_card::Card<llv_box_card::Port<'_>>,
+    card: &mut Card<impl llv_box_card::Slot>,
     image: &[u8],
     cut_at: Option<usize>,
 ) -> Result<(), CardError> {
     let header = llv_core::take::TakeHeader::parse(image).unwrap();
-    let id = card
-        .begin_upload(&header.name, header.total_len, header.crc32)
-        .await?;
+    let id = card.begin_upload(&header.name, header.total_len, header.crc32)?;
     for (i, chunk) in image.chunks(1024).enumerate() {
         if cut_at.is_some_and(|cut| i * 1024 >= cut) {
             card.abort_upload(id);
             return Ok(());
         }
-        card.write_chunk(id, (i * 1024) as u32, chunk).await?;
+        card.write_chunk(id, (i * 1024) as u32, chunk)?;
     }
     card.commit_upload(id).await.map(drop)
 }
 
 /// Every frame of the card take `name`, read as the player does.
 async fn frames(
-    card: &mut llv_box_card::Card<llv_box_card::Port<'_>>,
+    card: &mut Card<impl llv_box_card::Slot>,
     name: &str,
 ) -> Result<Vec<Vec<u8>>, CardError> {
     let mut reader = card.reader(name).ok_or(CardError::NotFound)?;
@@ -118,7 +144,7 @@ fn expected(image: &[u8]) -> Vec<Vec<u8>> {
         .collect()
 }
 
-fn names(card: &llv_box_card::Card<llv_box_card::Port<'_>>) -> Vec<String> {
+fn names(card: &Card<impl llv_box_card::Slot>) -> Vec<String> {
     card.takes()
         .iter()
         .map(|t| t.header.name.to_string())
@@ -130,9 +156,8 @@ fn uploads_list_after_their_check_and_read_back_frame_for_frame() {
     let (_dir, path) = fat32();
     let alpha = take("alpha", 700, 0);
     let beta = take("beta / two", 50, 1000);
-    let mut img = image_file(&path);
     on_image(
-        &mut img,
+        image_file(&path),
         |_| {},
         async |card| {
             assert!(card.takes().is_empty());
@@ -150,7 +175,7 @@ fn uploads_list_after_their_check_and_read_back_frame_for_frame() {
     // Mounted again: both files are read whole and checked before they list.
     let mut checked = Vec::new();
     on_image(
-        &mut img,
+        image_file(&path),
         |s| {
             if let Scanned::Checked { file, verdict } = s {
                 checked.push((
@@ -178,9 +203,8 @@ fn a_cut_upload_leaves_nothing_listed_and_a_replacement_is_whole_or_absent() {
     let (_dir, path) = fat32();
     let first = take("show", 300, 0);
     let second = take("show", 320, 5000);
-    let mut img = image_file(&path);
     on_image(
-        &mut img,
+        image_file(&path),
         |_| {},
         async |card| {
             upload(card, &first, None).await.unwrap();
@@ -192,22 +216,22 @@ fn a_cut_upload_leaves_nothing_listed_and_a_replacement_is_whole_or_absent() {
             assert_eq!(frames(card, "show").await.unwrap(), expected(&first));
         },
     );
-    // What the cut left (UPLOAD.TMP) never lists; the old take is intact.
+    // What the cuts left never lists; the old take is intact.
     on_image(
-        &mut img,
+        image_file(&path),
         |_| {},
         async |card| {
             assert_eq!(names(card), ["show"]);
             assert_eq!(frames(card, "show").await.unwrap(), expected(&first));
             upload(card, &second, None).await.unwrap();
             assert_eq!(frames(card, "show").await.unwrap(), expected(&second));
-            card.delete("show").await.unwrap();
+            card.delete("show").unwrap();
             assert!(card.takes().is_empty());
-            assert_eq!(card.delete("show").await, Err(CardError::NotFound));
+            assert_eq!(card.delete("show"), Err(CardError::NotFound));
         },
     );
     on_image(
-        &mut img,
+        image_file(&path),
         |_| {},
         async |card| assert!(card.takes().is_empty()),
     );
@@ -217,9 +241,8 @@ fn a_cut_upload_leaves_nothing_listed_and_a_replacement_is_whole_or_absent() {
 fn bad_uploads_are_refused_and_bad_files_not_listed() {
     let (_dir, path) = fat32();
     let good = take("good", 30, 0);
-    let mut img = image_file(&path);
     on_image(
-        &mut img,
+        image_file(&path),
         |_| {},
         async |card| {
             let mut bad = good.clone();
@@ -230,9 +253,9 @@ fn bad_uploads_are_refused_and_bad_files_not_listed() {
                 matches!(err, CardError::Image(llv_core::take::TakeError::Crc { .. })),
                 "{err:?}"
             );
-            let id = card.begin_upload("good", 100, 0).await.unwrap();
+            let id = card.begin_upload("good", 100, 0).unwrap();
             assert_eq!(
-                card.write_chunk(id, 8, &[0; 8]).await,
+                card.write_chunk(id, 8, &[0; 8]),
                 Err(CardError::Order { expected: 0 })
             );
             card.abort_upload(id);
@@ -253,9 +276,8 @@ fn bad_uploads_are_refused_and_bad_files_not_listed() {
         .unwrap()
         .write_all(&raw)
         .unwrap();
-    let mut img = image_file(&path);
     on_image(
-        &mut img,
+        image_file(&path),
         |_| {},
         async |card| {
             assert!(card.takes().is_empty());
@@ -272,27 +294,24 @@ fn bad_uploads_are_refused_and_bad_files_not_listed() {
 fn a_card_pulled_out_stops_its_reads_and_comes_back_when_put_in() {
     let (_dir, path) = fat32();
     let show = take("show", 200, 0);
-    let mut img = image_file(&path);
     on_image(
-        &mut img,
+        image_file(&path),
         |_| {},
         async |card| upload(card, &show, None).await.unwrap(),
     );
-    let link = llv_box_card::Link::new();
-    let tokens = Box::leak(Box::new([
-        llv_box_card::MountToken::new(),
-        llv_box_card::MountToken::new(),
-    ]));
-    let slot = std::cell::Cell::new(true);
-    let mut card = llv_box_card::Card::new(llv_box_card::Port::new(&link), tokens.iter_mut());
-    let mut img = image_file(&path);
+    let slot: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(true)));
+    let port = Box::leak(Box::new(CardPort::new(SlotBlocks {
+        image: image_file(&path),
+        slot,
+    })));
+    let mut card = Card::new(port);
     let test = async {
-        while !matches!(card.step(true).await, Scanned::Done) {}
+        while !matches!(card.step().await, Scanned::Done) {}
         let mut reader = card.reader("show").unwrap();
         let mut buf = [0u8; MAX_LEN];
         card.packet(&mut reader, 0, &mut buf).await.unwrap();
-        slot.set(false);
-        // The worker finds the card gone at its next block.
+        slot.store(false, Ordering::Relaxed);
+        // The next block read finds the card gone.
         let mut err = Ok(());
         for i in 1..200 {
             if let Err(e) = card.packet(&mut reader, i, &mut buf).await {
@@ -312,42 +331,29 @@ fn a_card_pulled_out_stops_its_reads_and_comes_back_when_put_in() {
             card.packet(&mut reader, 5, &mut buf).await,
             Err(CardError::Removed)
         );
-        slot.set(true);
-        // The worker looks again after PRESENCE_EVERY without requests.
-        embassy_time::MockDriver::get().advance(llv_box_card::port::PRESENCE_EVERY);
-        let mut present = false;
-        for _ in 0..100 {
-            embassy_futures::yield_now().await;
-            present = link.blocks() > 0;
-            if present {
-                break;
-            }
-        }
-        assert!(present);
-        while !matches!(card.step(true).await, Scanned::Done) {}
+        // Nothing comes back while the slot is empty.
+        embassy_time::MockDriver::get().advance(llv_box_card::card::LOOK_EVERY);
+        assert_eq!(card.step().await, Scanned::Idle);
+        assert!(!card.mounted());
+        slot.store(true, Ordering::Relaxed);
+        // The slot is looked at again after LOOK_EVERY.
+        embassy_time::MockDriver::get().advance(llv_box_card::card::LOOK_EVERY);
+        while !matches!(card.step().await, Scanned::Done) {}
         assert_eq!(card.fault(), None);
         assert_eq!(frames(&mut card, "show").await.unwrap(), expected(&show));
     };
-    let worker = async {
-        // The image answers "removed" while the slot is empty.
-        let mut blocks = SlotBlocks {
-            image: &mut img,
-            slot: &slot,
-        };
-        llv_box_card::serve(&link, &mut blocks).await
-    };
-    embassy_futures::block_on(embassy_futures::select::select(worker, test));
+    embassy_futures::block_on(test);
 }
 
 /// The image behind a slot the test empties and fills.
-struct SlotBlocks<'a> {
-    image: &'a mut ImageFile,
-    slot: &'a std::cell::Cell<bool>,
+struct SlotBlocks {
+    image: ImageFile,
+    slot: &'static AtomicBool,
 }
 
-impl llv_box_card::Blocks for SlotBlocks<'_> {
+impl llv_box_card::Blocks for SlotBlocks {
     async fn present(&mut self) -> Option<u64> {
-        self.image.inserted = self.slot.get();
+        self.image.inserted = self.slot.load(Ordering::Relaxed);
         self.image.present().await
     }
     async fn read(
@@ -355,11 +361,111 @@ impl llv_box_card::Blocks for SlotBlocks<'_> {
         block: u64,
         buf: &mut [u8; 512],
     ) -> Result<(), llv_box_card::BlockError> {
-        self.image.inserted = self.slot.get();
+        self.image.inserted = self.slot.load(Ordering::Relaxed);
         self.image.read(block, buf).await
     }
     async fn write(&mut self, block: u64, buf: &[u8; 512]) -> Result<(), llv_box_card::BlockError> {
-        self.image.inserted = self.slot.get();
+        self.image.inserted = self.slot.load(Ordering::Relaxed);
         self.image.write(block, buf).await
     }
+}
+
+#[test]
+fn a_fat16_card_and_a_long_take_read_from_the_start_and_near_the_end() {
+    // 32 MiB is FAT16 with 2 KiB clusters; a take of 20 000 frames spans
+    // hundreds of clusters and several FAT blocks.
+    let (_dir, path) = card(32, 16);
+    let long = take("long", 20_000, 7);
+    let want = expected(&long);
+    on_image(
+        image_file(&path),
+        |_| {},
+        async |card| upload(card, &long, None).await.unwrap(),
+    );
+    on_image(
+        image_file(&path),
+        |_| {},
+        async |card| {
+            assert_eq!(names(card), ["long"]);
+            assert_eq!(frames(card, "long").await.unwrap(), want);
+            // A seek near the end, then on in order to the last frame.
+            let mut reader = card.reader("long").unwrap();
+            let mut buf = [0u8; MAX_LEN];
+            for i in 19_000..20_000 {
+                let entry = card.packet(&mut reader, i, &mut buf).await.unwrap();
+                assert_eq!(&buf[..usize::from(entry.len)], &want[i as usize][..]);
+            }
+            // Back to the start: the chains start over.
+            let entry = card.packet(&mut reader, 3, &mut buf).await.unwrap();
+            assert_eq!(&buf[..usize::from(entry.len)], &want[3][..]);
+        },
+    );
+}
+
+#[test]
+fn a_card_without_a_fat_partition_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("blank.img");
+    std::fs::File::create(&path)
+        .unwrap()
+        .set_len(4 << 20)
+        .unwrap();
+    on_image(
+        image_file(&path),
+        |_| {},
+        async |card| {
+            assert!(!card.mounted());
+            let fault = card.fault().unwrap().to_string();
+            assert!(fault.contains("no FAT16/FAT32 volume"), "{fault}");
+        },
+    );
+}
+
+#[test]
+fn an_upload_cut_by_a_power_loss_is_deleted_at_the_next_mount() {
+    let (_dir, path) = fat32();
+    let keep = take("keep", 100, 1);
+    let cut = take("cut", 3000, 2);
+    on_image(
+        image_file(&path),
+        |_| {},
+        async |card| upload(card, &keep, None).await.unwrap(),
+    );
+    // The box dies halfway through: nothing is closed or unmounted.
+    let port = Box::leak(Box::new(CardPort::new(image_file(&path))));
+    let mut card = Card::new(port);
+    embassy_futures::block_on(async {
+        while !matches!(card.step().await, Scanned::Done) {}
+        let header = llv_core::take::TakeHeader::parse(&cut).unwrap();
+        let id = card
+            .begin_upload("cut", header.total_len, header.crc32)
+            .unwrap();
+        for (i, chunk) in cut.chunks(1024).take(cut.len() / 2048).enumerate() {
+            card.write_chunk(id, (i * 1024) as u32, chunk).unwrap();
+        }
+    });
+    drop(card);
+    let mut seen = Vec::new();
+    on_image(
+        image_file(&path),
+        |s| seen.push(s.clone()),
+        async |card| {
+            assert_eq!(names(card), ["keep"]);
+            assert_eq!(card.fault(), None);
+            assert_eq!(frames(card, "keep").await.unwrap(), expected(&keep));
+        },
+    );
+    // The cut file was never checked as a take: it was deleted.
+    assert!(
+        !seen
+            .iter()
+            .any(|s| matches!(s, Scanned::Checked { file, .. } if file.as_str() == "CUT.TAK")),
+        "{seen:?}"
+    );
+    // And it stays gone.
+    on_image(
+        image_file(&path),
+        |s| assert!(!matches!(s, Scanned::Checked { verdict: Err(_), .. }), "{s:?}"),
+        async |card| assert_eq!(names(card), ["keep"]),
+    );
 }

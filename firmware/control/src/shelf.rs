@@ -135,7 +135,7 @@ impl<F: NorFlash, D: Slot> TakeLibrary for Shelf<F, D> {
                 TakeLibrary::begin_upload(&mut self.store, name, total_len, crc32, place).await
             }
             Place::Card => {
-                let begun = self.card.begin_upload(name, total_len, crc32).await;
+                let begun = self.card.begin_upload(name, total_len, crc32);
                 begun
                     .map(|id| id | CARD_UPLOAD)
                     .map_err(|e| card_error(&e, name))
@@ -147,7 +147,7 @@ impl<F: NorFlash, D: Slot> TakeLibrary for Shelf<F, D> {
         if id & CARD_UPLOAD == 0 {
             return TakeLibrary::write_chunk(&mut self.store, id, offset, data).await;
         }
-        let written = self.card.write_chunk(id & !CARD_UPLOAD, offset, data).await;
+        let written = self.card.write_chunk(id & !CARD_UPLOAD, offset, data);
         written.map_err(|e| card_error(&e, ""))
     }
 
@@ -183,7 +183,7 @@ impl<F: NorFlash, D: Slot> TakeLibrary for Shelf<F, D> {
         if self.on_flash(name) {
             return TakeLibrary::delete(&mut self.store, name).await;
         }
-        let deleted = self.card.delete(name).await;
+        let deleted = self.card.delete(name);
         deleted.map_err(|e| card_error(&e, name))
     }
 

@@ -39,7 +39,7 @@ use llv_box::show::ShowBuffers;
 use llv_box::sink::SocketBuffers;
 use llv_box::timecode::TimecodeBuffers;
 use llv_box::{boot, session, BoxConfig};
-use llv_box_card::{Card, Link, Port};
+use llv_box_card::{Card, CardPort, NoCard};
 use llv_box_store::MaybeFlash;
 use llv_core::settings::StaticAddress;
 use llv_hal_stm32h7::pll::{pll1, ClockSource};
@@ -68,9 +68,8 @@ const WATCHDOG_TIMEOUT_US: u32 = 4_000_000;
 /// offsets from the start of flash. The store addresses it from 0.
 const STORE_REGION: core::ops::Range<u32> = 0x10_0000..0x20_0000;
 
-/// The card slot's link between the file system and a card worker. No
-/// worker serves it yet (the SDMMC1 wiring is not done): the slot stays empty.
-static CARD: Link = Link::new();
+/// The card slot.
+static CARD: CardPort<NoCard> = CardPort::new(NoCard);
 
 /// Firmware name and version, as `Status` reports it.
 const FIRMWARE: &str = concat!("llv-box-nucleo ", env!("CARGO_PKG_VERSION"));
@@ -267,8 +266,8 @@ async fn box_task(spawner: Spawner, board: Board, dog: IndependentWatchdog<'stat
         mac,
     } = board;
     let size = STORE_REGION.end - STORE_REGION.start;
-    let card = Card::new(Port::new(&CARD), [].iter_mut());
-    static BOOTED: StaticCell<Booted<BoxFlash, Port<'static>>> = StaticCell::new();
+    let card = Card::new(&CARD);
+    static BOOTED: StaticCell<Booted<BoxFlash, NoCard>> = StaticCell::new();
     let booted = BOOTED.init(boot::mount_store(flash, 0..size, card, config.net, power_up).await);
     config.net = booted.net;
 
@@ -301,7 +300,6 @@ async fn box_task(spawner: Spawner, board: Board, dog: IndependentWatchdog<'stat
         sockets: buffers,
         control,
         show,
-        card_present: &|| CARD.blocks() > 0,
         timecode,
     };
     let e = session::run_store(stack, booted, parts).await;

@@ -38,7 +38,7 @@ use llv_box::show::ShowBuffers;
 use llv_box::sink::SocketBuffers;
 use llv_box::timecode::TimecodeBuffers;
 use llv_box::{builtin, health, BoxConfig};
-use llv_box_card::{Card, Link, MountToken, Port};
+use llv_box_card::{Card, CardPort};
 use llv_box_store::MaybeFlash;
 use llv_core::settings::StaticAddress;
 use llv_hal_mps2::executor::Executor;
@@ -56,11 +56,8 @@ const SOCKETS: usize = llv_box::SOCKETS;
 /// The take store's flash: the host file, or none if it could not be opened.
 type BoxFlash = MaybeFlash<FileFlash>;
 
-/// The card slot's link between the file system and the card's worker.
-static CARD: Link = Link::new();
-
-/// Card mounts per power-up (one per insertion).
-const MOUNTS: usize = 16;
+/// The card slot: the image file given as `card=PATH`, or none.
+type BoxCard = Option<FileCard<'static>>;
 
 /// Firmware name and version, as `Status` reports it.
 const FIRMWARE: &str = concat!("llv-box-qemu ", env!("CARGO_PKG_VERSION"));
@@ -107,13 +104,13 @@ async fn boot(spawner: Spawner) {
         Some(path) => {
             let flash = open(path, keys.erase_time);
             let region = 0..file_flash::CAPACITY as u32;
-            static TOKENS: StaticCell<[MountToken; MOUNTS]> = StaticCell::new();
-            let tokens = TOKENS.init([const { MountToken::new() }; MOUNTS]);
-            let card = Card::new(Port::new(&CARD), tokens.iter_mut());
-            if let Some((image, out)) = &keys.card {
-                start_card(spawner, image, out, &keys);
-            }
-            static BOOTED: StaticCell<Booted<BoxFlash, Port<'static>>> = StaticCell::new();
+            static CARD: StaticCell<CardPort<BoxCard>> = StaticCell::new();
+            let slot = keys
+                .card
+                .as_ref()
+                .and_then(|(image, out)| open_card(image, out, &keys));
+            let card = Card::new(CARD.init(CardPort::new(slot)));
+            static BOOTED: StaticCell<Booted<BoxFlash, BoxCard>> = StaticCell::new();
             let booted =
                 BOOTED.init(boot::mount_store(flash, region, card, config.net, power_up).await);
             config.net = booted.net;
@@ -191,9 +188,9 @@ fn open(path: &[u8], erase_time: Duration) -> BoxFlash {
     }
 }
 
-/// Opens the card image and starts its worker (a card that cannot be
-/// opened is logged: the slot stays empty).
-fn start_card(spawner: Spawner, image: &[u8], out: &[u8], keys: &BoardKeys) {
+/// Opens the card image (a card that cannot be opened is logged: the slot
+/// stays empty).
+fn open_card(image: &[u8], out: &[u8], keys: &BoardKeys) -> BoxCard {
     static PATHS: StaticCell<(
         [u8; semihosting::CMDLINE_MAX],
         [u8; semihosting::CMDLINE_MAX],
@@ -205,21 +202,17 @@ fn start_card(spawner: Spawner, image: &[u8], out: &[u8], keys: &BoardKeys) {
         CStr::from_bytes_until_nul(&paths.0[..]),
         CStr::from_bytes_until_nul(&paths.1[..]),
     ) else {
-        return;
+        return None;
     };
     let stalls = (keys.card_stall.as_ticks() > 0).then_some(Stalls {
         stall: keys.card_stall,
         every: keys.card_stall_every,
     });
-    match FileCard::open(image, out, stalls) {
-        Some(card) => spawner.spawn(card_task(card).unwrap()),
-        None => defmt::error!("card image: cannot open it; the slot stays empty"),
+    let card = FileCard::open(image, out, stalls);
+    if card.is_none() {
+        defmt::error!("card image: cannot open it; the slot stays empty");
     }
-}
-
-#[embassy_executor::task]
-async fn card_task(mut card: FileCard<'static>) -> ! {
-    llv_box_card::serve(&CARD, &mut card).await
+    card
 }
 
 /// The CMSDK watchdog as the box's health keeper feeds it.
@@ -234,7 +227,7 @@ impl health::Watchdog for Cmsdk {
 #[embassy_executor::task]
 async fn store_task(
     stack: Stack<'static>,
-    booted: &'static Booted<BoxFlash, Port<'static>>,
+    booted: &'static Booted<BoxFlash, BoxCard>,
     mac: [u8; 6],
 ) {
     let mut buffers = SocketBuffers::new();
@@ -250,7 +243,6 @@ async fn store_task(
         sockets: &mut buffers,
         control: &mut control,
         show: &mut show,
-        card_present: &|| CARD.blocks() > 0,
         timecode: &mut timecode,
     };
     let e = session::run_store(stack, booted, parts).await;
