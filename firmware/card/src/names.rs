@@ -1,13 +1,14 @@
 //! Where takes live on a card: the folder [`DIR`], one take image per file
 //! named in 8.3 form (`NAME.TAK`, [`file_name`]), the take's own name inside
-//! the image; an upload is written to [`TEMP`] first. The box and `llv card`
-//! name files by the same rule.
+//! the image. The box writes an upload to its file with the magic last (see
+//! [`crate::card`]); `llv card` on a mounted card's folder writes [`TEMP`]
+//! and renames it. Both name files by the same rule.
 
 use heapless::String;
 
 /// The folder of takes, in the card's root.
 pub const DIR: &str = "LLV";
-/// The file an upload is written to before it is checked and renamed.
+/// The file `llv card` writes in a card's folder before it renames it.
 pub const TEMP: &str = "UPLOAD.TMP";
 /// The extension of a take file.
 pub const EXT: &str = "TAK";

@@ -1,7 +1,8 @@
 //! `llv card write|list|check CARD`: takes on a microSD card for the box,
 //! on a mounted card's folder or in a FAT image file. Images go through the
 //! box's own card library (`llv-box-card`): the same folder, 8.3 names,
-//! temporary file, checks and rename as an upload over the network.
+//! checks and commit (the magic written last) as an upload over the network;
+//! on a folder, a temporary file renamed into place.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -125,16 +126,13 @@ fn write(card: &Path, image: &[u8]) -> Result<String> {
         fs::rename(&temp, dir.join(&file))?;
         return Ok(file);
     }
-    let mut img = open_image(card, true)?;
     on_image(
-        &mut img,
+        open_image(card, true)?,
         |_| {},
         async |c| {
-            let id = c
-                .begin_upload(&header.name, header.total_len, header.crc32)
-                .await?;
+            let id = c.begin_upload(&header.name, header.total_len, header.crc32)?;
             for (i, chunk) in image.chunks(MAX_CHUNK).enumerate() {
-                c.write_chunk(id, (i * MAX_CHUNK) as u32, chunk).await?;
+                c.write_chunk(id, (i * MAX_CHUNK) as u32, chunk)?;
             }
             c.commit_upload(id).await?;
             let file = c
@@ -172,9 +170,11 @@ fn verdicts(card: &Path) -> Result<Vec<Verdict>> {
         }
         return Ok(out);
     }
-    let mut img = open_image(card, false)?;
+    // Writable if it can be: the scan deletes what a cut upload left, as
+    // the box does.
+    let img = open_image(card, true).or_else(|_| open_image(card, false))?;
     on_image(
-        &mut img,
+        img,
         |s| {
             if let Scanned::Checked { file, verdict } = s {
                 out.push(Verdict {
