@@ -39,13 +39,16 @@ use llv_box::show::ShowBuffers;
 use llv_box::sink::SocketBuffers;
 use llv_box::timecode::TimecodeBuffers;
 use llv_box::{boot, session, BoxConfig};
-use llv_box_card::{Card, CardPort, NoCard};
+use llv_box_card::{Card, CardPort};
 use llv_box_store::MaybeFlash;
 use llv_core::settings::StaticAddress;
 use llv_hal_stm32h7::pll::{pll1, ClockSource};
 use llv_hal_stm32h7::{hse, Bank2Flash};
 use static_cell::StaticCell;
 use {defmt_rtt as _, panic_probe as _};
+
+mod sd_card;
+use sd_card::{SdPins, SdSlot};
 
 bind_interrupts!(struct Irqs {
     ETH => eth::InterruptHandler;
@@ -68,8 +71,8 @@ const WATCHDOG_TIMEOUT_US: u32 = 4_000_000;
 /// offsets from the start of flash. The store addresses it from 0.
 const STORE_REGION: core::ops::Range<u32> = 0x10_0000..0x20_0000;
 
-/// The card slot.
-static CARD: CardPort<NoCard> = CardPort::new(NoCard);
+/// The microSD slot (SDMMC1).
+static CARD: StaticCell<CardPort<SdSlot>> = StaticCell::new();
 
 /// Firmware name and version, as `Status` reports it.
 const FIRMWARE: &str = concat!("llv-box-nucleo ", env!("CARGO_PKG_VERSION"));
@@ -213,7 +216,17 @@ async fn main(spawner: Spawner) {
     let watchdog = IndependentWatchdog::new(p.IWDG1, WATCHDOG_TIMEOUT_US);
     // The store is mounted in the box's task: its mount shares that task's
     // memory with the running box instead of holding some of its own.
+    let card = SdSlot::new(SdPins {
+        sdmmc: p.SDMMC1,
+        ck: p.PC12,
+        cmd: p.PD2,
+        d0: p.PC8,
+        d1: p.PC9,
+        d2: p.PC10,
+        d3: p.PC11,
+    });
     let board = Board {
+        card,
         flash,
         device,
         config,
@@ -226,6 +239,7 @@ async fn main(spawner: Spawner) {
 
 /// What the box's task takes from the board's start-up.
 struct Board {
+    card: SdSlot,
     flash: BoxFlash,
     device: Device,
     config: BoxConfig,
@@ -258,6 +272,7 @@ impl Watchdog for Iwdg {
 #[embassy_executor::task]
 async fn box_task(spawner: Spawner, board: Board, dog: IndependentWatchdog<'static, IWDG1>) {
     let Board {
+        card,
         flash,
         device,
         mut config,
@@ -266,8 +281,8 @@ async fn box_task(spawner: Spawner, board: Board, dog: IndependentWatchdog<'stat
         mac,
     } = board;
     let size = STORE_REGION.end - STORE_REGION.start;
-    let card = Card::new(&CARD);
-    static BOOTED: StaticCell<Booted<BoxFlash, NoCard>> = StaticCell::new();
+    let card = Card::new(CARD.init(CardPort::new(card)));
+    static BOOTED: StaticCell<Booted<BoxFlash, SdSlot>> = StaticCell::new();
     let booted = BOOTED.init(boot::mount_store(flash, 0..size, card, config.net, power_up).await);
     config.net = booted.net;
 

@@ -1,0 +1,158 @@
+//! The microSD slot: SDMMC1 on a breakout (see firmware/README.md for the
+//! wiring), 4-bit on PC8-PC11 (D0-D3), PC12 (CK), PD2 (CMD), falling back to
+//! 1-bit (D0 only) when the card does not answer over four lines.
+//!
+//! There is no card-detect pin: a card is "in" once it answered the
+//! initialisation; a read or write that times out (or fails its CRC) says
+//! "removed", and the card is initialised again when the library next asks
+//! whether one is in.
+
+use embassy_stm32::peripherals::{PC12, PC8, PD2, SDMMC1};
+use embassy_stm32::sdmmc::sd::{Addressable, Card, CmdBlock, DataBlock, StorageDevice};
+use embassy_stm32::sdmmc::{self, Sdmmc};
+use embassy_stm32::time::Hertz;
+use embassy_stm32::{bind_interrupts, Peri};
+use llv_box_card::{BlockError, Blocks, BLOCK};
+use static_cell::StaticCell;
+
+bind_interrupts!(struct Irqs {
+    SDMMC1 => sdmmc::InterruptHandler<SDMMC1>;
+});
+
+/// The card's bus clock once initialised (default speed; the kernel clock is
+/// PLL1Q at 100 MHz, divided by 4).
+const BUS: Hertz = Hertz(25_000_000);
+
+/// The slot's pins and peripheral, as the board hands them over.
+pub struct SdPins {
+    /// SDMMC1.
+    pub sdmmc: Peri<'static, SDMMC1>,
+    /// CK.
+    pub ck: Peri<'static, PC12>,
+    /// CMD.
+    pub cmd: Peri<'static, PD2>,
+    /// D0.
+    pub d0: Peri<'static, PC8>,
+    /// D1.
+    pub d1: Peri<'static, embassy_stm32::peripherals::PC9>,
+    /// D2.
+    pub d2: Peri<'static, embassy_stm32::peripherals::PC10>,
+    /// D3.
+    pub d3: Peri<'static, embassy_stm32::peripherals::PC11>,
+}
+
+/// The slot: the SD driver over four data lines (or one, after a fallback).
+pub struct SdSlot {
+    dev: StorageDevice<'static, 'static, Card>,
+    /// Whether the card answered the initialisation.
+    ready: bool,
+    /// Whether the slot already fell back to one data line.
+    one_bit: bool,
+    cmd: CmdBlock,
+    data: DataBlock,
+}
+
+static FOUR: StaticCell<Sdmmc<'static>> = StaticCell::new();
+static ONE: StaticCell<Sdmmc<'static>> = StaticCell::new();
+
+impl SdSlot {
+    /// The slot over `pins` (no card is touched until the library asks).
+    pub fn new(pins: SdPins) -> Self {
+        let sdmmc = FOUR.init(Sdmmc::new_4bit(
+            pins.sdmmc,
+            Irqs,
+            pins.ck,
+            pins.cmd,
+            pins.d0,
+            pins.d1,
+            pins.d2,
+            pins.d3,
+            sdmmc::Config::default(),
+        ));
+        SdSlot {
+            dev: StorageDevice::new_uninit_sd_card(sdmmc),
+            ready: false,
+            one_bit: false,
+            cmd: CmdBlock::new(),
+            data: DataBlock::new(),
+        }
+    }
+
+    /// Initialises the card; on four lines first, then (once) on one.
+    async fn acquire(&mut self) -> bool {
+        if self.dev.reacquire(&mut self.cmd, BUS).await.is_ok() && self.probe().await {
+            return true;
+        }
+        if self.one_bit {
+            return false;
+        }
+        defmt::warn!("card: no answer over four data lines; trying one");
+        self.one_bit = true;
+        // SAFETY: the 4-bit driver built on these (in `FOUR`) is never used
+        // again: `self.dev` is replaced below, and nothing else holds it. Its
+        // D1-D3 pins stay in their alternate function, unused on one line.
+        let (sdmmc, ck, cmd, d0) = unsafe {
+            (
+                SDMMC1::steal(),
+                PC12::steal(),
+                PD2::steal(),
+                PC8::steal(),
+            )
+        };
+        let one = ONE.init(Sdmmc::new_1bit(sdmmc, Irqs, ck, cmd, d0, sdmmc::Config::default()));
+        self.dev = StorageDevice::new_uninit_sd_card(one);
+        self.dev.reacquire(&mut self.cmd, BUS).await.is_ok() && self.probe().await
+    }
+
+    /// Whether block 0 reads (a bus that initialised but lost data lines
+    /// fails here).
+    async fn probe(&mut self) -> bool {
+        self.dev.read_block(0, &mut self.data).await.is_ok()
+    }
+
+    fn failed(&mut self, e: sdmmc::Error) -> BlockError {
+        defmt::warn!("card: {}", defmt::Debug2Format(&e));
+        match e {
+            sdmmc::Error::Timeout | sdmmc::Error::SoftwareTimeout | sdmmc::Error::NoCard => {
+                self.ready = false;
+                BlockError::Removed
+            }
+            _ => BlockError::Failed,
+        }
+    }
+}
+
+impl Blocks for SdSlot {
+    async fn present(&mut self) -> Option<u64> {
+        if !self.ready {
+            self.ready = self.acquire().await;
+        }
+        self.ready.then(|| self.dev.card().size() / BLOCK as u64)
+    }
+
+    async fn read(&mut self, block: u64, buf: &mut [u8; BLOCK]) -> Result<(), BlockError> {
+        if !self.ready {
+            return Err(BlockError::Removed);
+        }
+        let at = u32::try_from(block).map_err(|_| BlockError::Failed)?;
+        match self.dev.read_block(at, &mut self.data).await {
+            Ok(()) => {
+                buf.copy_from_slice(&self.data[..]);
+                Ok(())
+            }
+            Err(e) => Err(self.failed(e)),
+        }
+    }
+
+    async fn write(&mut self, block: u64, buf: &[u8; BLOCK]) -> Result<(), BlockError> {
+        if !self.ready {
+            return Err(BlockError::Removed);
+        }
+        let at = u32::try_from(block).map_err(|_| BlockError::Failed)?;
+        self.data.copy_from_slice(buf);
+        match self.dev.write_block(at, &self.data).await {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.failed(e)),
+        }
+    }
+}
