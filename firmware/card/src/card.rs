@@ -541,7 +541,10 @@ impl<D: Slot> Card<D> {
             })
             .await?
             .ok_or(Failure::Card(CardError::NoCard))?;
-        let layout = self.port.read_with(start, |boot| Layout::parse(start, boot)).await?;
+        let layout = self
+            .port
+            .read_with(start, |boot| Layout::parse(start, boot))
+            .await?;
         layout.ok_or(Failure::Card(CardError::NoCard))
     }
 
@@ -675,8 +678,10 @@ impl<D: Slot> Card<D> {
             .read_with(block, |b| {
                 let hi = b.get(offset + 20..offset + 22)?;
                 let lo = b.get(offset + 26..offset + 28)?;
-                Some(u32::from(u16::from_le_bytes([hi[0], hi[1]])) << 16
-                    | u32::from(u16::from_le_bytes([lo[0], lo[1]])))
+                Some(
+                    u32::from(u16::from_le_bytes([hi[0], hi[1]])) << 16
+                        | u32::from(u16::from_le_bytes([lo[0], lo[1]])),
+                )
             })
             .await?;
         first.ok_or(SHORT)
@@ -756,7 +761,12 @@ impl<D: Slot> Card<D> {
 
     /// Starts an upload of the take `name` (`total_len` bytes, CRC `crc32`)
     /// to a new file; returns its id.
-    pub fn begin_upload(&mut self, name: &str, total_len: u32, crc32: u32) -> Result<u32, CardError> {
+    pub fn begin_upload(
+        &mut self,
+        name: &str,
+        total_len: u32,
+        crc32: u32,
+    ) -> Result<u32, CardError> {
         if self.upload.is_some() {
             return Err(CardError::Busy);
         }

@@ -137,11 +137,7 @@ impl<B: Blocks> Dev<B> {
     ) -> Result<R, BlockError> {
         // The card's library never holds the port while it runs the file
         // system, so the lock is free whenever the file system asks.
-        let mut guard = self
-            .port
-            .state
-            .try_lock()
-            .map_err(|_| BlockError::Failed)?;
+        let mut guard = self.port.state.try_lock().map_err(|_| BlockError::Failed)?;
         f(&mut guard)
     }
 }

@@ -465,7 +465,18 @@ fn an_upload_cut_by_a_power_loss_is_deleted_at_the_next_mount() {
     // And it stays gone.
     on_image(
         image_file(&path),
-        |s| assert!(!matches!(s, Scanned::Checked { verdict: Err(_), .. }), "{s:?}"),
+        |s| {
+            assert!(
+                !matches!(
+                    s,
+                    Scanned::Checked {
+                        verdict: Err(_),
+                        ..
+                    }
+                ),
+                "{s:?}"
+            )
+        },
         async |card| assert_eq!(names(card), ["keep"]),
     );
 }

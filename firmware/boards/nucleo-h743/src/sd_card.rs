@@ -91,15 +91,16 @@ impl SdSlot {
         // SAFETY: the 4-bit driver built on these (in `FOUR`) is never used
         // again: `self.dev` is replaced below, and nothing else holds it. Its
         // D1-D3 pins stay in their alternate function, unused on one line.
-        let (sdmmc, ck, cmd, d0) = unsafe {
-            (
-                SDMMC1::steal(),
-                PC12::steal(),
-                PD2::steal(),
-                PC8::steal(),
-            )
-        };
-        let one = ONE.init(Sdmmc::new_1bit(sdmmc, Irqs, ck, cmd, d0, sdmmc::Config::default()));
+        let (sdmmc, ck, cmd, d0) =
+            unsafe { (SDMMC1::steal(), PC12::steal(), PD2::steal(), PC8::steal()) };
+        let one = ONE.init(Sdmmc::new_1bit(
+            sdmmc,
+            Irqs,
+            ck,
+            cmd,
+            d0,
+            sdmmc::Config::default(),
+        ));
         self.dev = StorageDevice::new_uninit_sd_card(one);
         self.dev.reacquire(&mut self.cmd, BUS).await.is_ok() && self.probe().await
     }

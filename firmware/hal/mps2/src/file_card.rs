@@ -3,7 +3,9 @@
 //!
 //! - read stalls: with `stall` set, every block read in the first `stall`
 //!   of each `every` waits until that stall is over (a card busy with its
-//!   own housekeeping), awaited with embassy-time so the rest of the box runs;
+//!   own housekeeping), yielding meanwhile so the rest of the box runs (a
+//!   yield, not an embassy-time timer: the card library also runs reads to
+//!   their end in place, outside the executor, where a timer cannot wake);
 //! - removal: while a file named like the image plus `.out` exists on the
 //!   host, the slot is empty (the test creates it to pull the card out and
 //!   deletes it to put the card back); looked at no more than every
@@ -14,7 +16,7 @@
 
 use core::ffi::CStr;
 
-use embassy_time::{Duration, Instant, Timer};
+use embassy_time::{Duration, Instant};
 use llv_box_card::{BlockError, Blocks, BLOCK};
 use semihosting::fs::{File, OpenOptions};
 use semihosting::io::{Read, Seek, SeekFrom, Write};
@@ -92,7 +94,15 @@ impl Blocks for FileCard<'_> {
             let now = Instant::now().as_ticks();
             let into = now % every.as_ticks().max(1);
             if into < stall.as_ticks() {
-                Timer::after(Duration::from_ticks(stall.as_ticks() - into)).await;
+                let until = Instant::from_ticks(now - into + stall.as_ticks());
+                core::future::poll_fn(|cx| {
+                    if Instant::now() >= until {
+                        return core::task::Poll::Ready(());
+                    }
+                    cx.waker().wake_by_ref();
+                    core::task::Poll::Pending
+                })
+                .await;
             }
         }
         self.seek(block)?;

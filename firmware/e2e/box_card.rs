@@ -1,0 +1,260 @@
+//! End to end: the box under QEMU with a microSD card (`card=PATH`, a FAT32
+//! image read through semihosting, every read in the first 100 ms of each
+//! 3 s stalled until they pass), driven by the real `llv`.
+//!
+//! Checks: the card's takes list with their place once scanned; a stretch of
+//! the 30-minute take from its start, and a stretch near its end (reached by
+//! chasing Art-Net timecode, which seeks), arrive byte-identical, in order,
+//! none late, across several stalls; a card pulled out mid-play stops the
+//! take with the reason in the status, the box serves on, and the takes are
+//! back once the card is in again; an upload to the card cut by a power cut
+//! leaves nothing listed and the other card takes intact.
+//!
+//! The issue asks for a minute from the start and a minute from the end;
+//! these play 20 s each (seven stalls across both), in two tests that run
+//! side by side, to keep the suite short; `bench/box_card.rs` plays the
+//! whole 30 minutes under the same stalls.
+//!
+//! Needs `qemu-system-arm`, `mkfs.fat` (dosfstools) and the
+//! `thumbv7em-none-eabihf` target. Lives in the root `tests` crate.
+
+use std::time::{Duration, Instant};
+
+use llv_core::control::{Place, Request, Response};
+use llv_tests::{example, llv_packets};
+use predicates::prelude::*;
+
+#[path = "card.rs"]
+mod card;
+#[path = "flash_box.rs"]
+mod flash_box;
+#[path = "qemu.rs"]
+mod qemu;
+#[path = "sync.rs"]
+mod sync;
+
+use card::*;
+use flash_box::*;
+
+/// How long each stretch plays.
+const STRETCH: Duration = Duration::from_secs(20);
+/// The most a frame may be late against the stretch's own schedule: a
+/// frame held by a 100 ms stall would be about that late; QEMU on a busy
+/// machine keeps well under it.
+const LATE_MS: f64 = 80.0;
+
+fn assert_in_time(got: &[Arrival]) {
+    let late = lateness_ms(got);
+    let worst = late.iter().copied().fold(0.0, f64::max);
+    assert!(
+        worst < LATE_MS,
+        "a frame {worst:.1} ms late (worst gap {:.1} ms)",
+        worst_gap_ms(got)
+    );
+}
+
+#[test]
+fn the_long_card_take_plays_from_its_start_exactly_under_stalls() {
+    let dir = tempfile::tempdir().unwrap();
+    let (card, long) = show_card(dir.path());
+    let b = boot_on_card(dir.path(), &card, "");
+    let takes = wait_listed(&b, 3, SCAN_TIMEOUT);
+    let names: Vec<(&str, &str)> = takes
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), t["place"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        names,
+        [("long", "Card"), ("dao", "Card"), ("short", "Card")],
+        "{takes:?}"
+    );
+    let long_info = &takes[0];
+    assert_eq!(long_info["frame_count"], 107_970);
+
+    let (socket, target) = receiver();
+    b.llv(&["box", "{box}", "play", "long", "--to", &target])
+        .success();
+    let got = arrivals(&socket, Instant::now() + STRETCH);
+    b.llv(&["box", "{box}", "stop"]).success();
+    let expected = llv_packets(&long);
+    assert_eq!(assert_stretch(&got, &expected), 0, "starts at frame 0");
+    assert!(
+        got.len() as f64 > STRETCH.as_secs_f64() * 60.0 * 0.8,
+        "{} frames",
+        got.len()
+    );
+    assert_in_time(&got);
+}
+
+#[test]
+fn the_long_card_take_plays_near_its_end_by_chase_exactly_under_stalls() {
+    let dir = tempfile::tempdir().unwrap();
+    let (card, long) = show_card(dir.path());
+    let b = boot_on_card(dir.path(), &card, "");
+    wait_listed(&b, 3, SCAN_TIMEOUT);
+
+    let (socket, target) = receiver();
+    b.llv(&[
+        "box",
+        "{box}",
+        "play",
+        "long",
+        "--to",
+        &target,
+        "--chase",
+        "--offset",
+        sync::OFFSET,
+    ])
+    .success();
+    // Timecode from 29 minutes into the take: the box seeks there.
+    let master = sync::Master {
+        start: sync::OFFSET_FRAMES + 29 * 60 * 30,
+        frames: (STRETCH.as_secs() as u32 + 2) * 30,
+        dropout: None,
+        jump: None,
+    };
+    let (t0, thread) = master.start(vec![b.artnet]);
+    let got = arrivals(&socket, t0 + STRETCH);
+    thread.join().unwrap();
+    b.llv(&["box", "{box}", "stop"]).success();
+    // Frames sent before the lock settled are not part of the stretch: from
+    // the first frame at or after 29:01 on.
+    let from = got
+        .iter()
+        .position(|a| media_us(&a.bytes) >= 1741.0e6)
+        .expect("frames past 29:01");
+    let got = &got[from..];
+    let expected = llv_packets(&long);
+    let k = assert_stretch(got, &expected);
+    assert!((104_000..105_000).contains(&k), "starts at frame {k}");
+    assert!(
+        got.len() as f64 > (STRETCH.as_secs_f64() - 3.0) * 60.0 * 0.8,
+        "{} frames",
+        got.len()
+    );
+    assert_in_time(got);
+}
+
+#[test]
+fn a_card_pulled_out_mid_play_stops_the_take_and_its_takes_come_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let card = dir.path().join("card.img");
+    blank_card(&card);
+    let dao = example("dao.gesichter");
+    card_write(&card, &[&dao]);
+    let b = boot_on_card(dir.path(), &card, "");
+    wait_listed(&b, 1, SCAN_TIMEOUT);
+
+    let (socket, target) = receiver();
+    b.llv(&["box", "{box}", "play", "dao", "--to", &target, "--loop"])
+        .success();
+    let before = arrivals(&socket, Instant::now() + Duration::from_secs(2));
+    assert!(before.len() > 60, "{} frames before the pull", before.len());
+    let removed = card.with_extension("img.out");
+    std::fs::write(&removed, b"").unwrap();
+    // The take stops, and says why.
+    let end = Instant::now() + TIMEOUT;
+    let status = loop {
+        let status = b.json(&["box", "{box}", "status", "--json"]);
+        if status["playing"].is_null() {
+            break status;
+        }
+        assert!(Instant::now() < end, "still playing: {status}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let faults = status["faults"].as_array().expect("faults");
+    assert!(
+        faults
+            .iter()
+            .any(|f| f["code"] == "CardRemoved" && f["detail"].as_str().unwrap().contains("dao")),
+        "{status}"
+    );
+    // Nothing more arrives; the box serves on and lists no card take.
+    let _ = arrivals(&socket, Instant::now() + Duration::from_millis(300));
+    assert!(arrivals(&socket, Instant::now() + Duration::from_millis(500)).is_empty());
+    assert!(list(&b).is_empty());
+
+    std::fs::remove_file(&removed).unwrap();
+    wait_listed(&b, 1, SCAN_TIMEOUT);
+    let status = b.json(&["box", "{box}", "status", "--json"]);
+    assert!(
+        status["faults"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["code"] != "CardRemoved"),
+        "{status}"
+    );
+    b.llv(&["box", "{box}", "play", "dao", "--to", &target])
+        .success();
+    let expected = llv_packets(&dao);
+    let got = arrivals(&socket, Instant::now() + Duration::from_secs(5));
+    assert_eq!(assert_stretch(&got, &expected), 0);
+    assert_eq!(got.len(), expected.len());
+}
+
+#[test]
+fn an_upload_to_the_card_cut_by_a_power_cut_leaves_nothing_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let card = dir.path().join("card.img");
+    blank_card(&card);
+    let dao = example("dao.gesichter");
+    card_write(&card, &[&dao]);
+    let b = boot_on_card(dir.path(), &card, "");
+    let before = wait_listed(&b, 1, SCAN_TIMEOUT);
+
+    // Half of a real take's upload to the card, then the power cut.
+    let packets = llv_packets(&dao);
+    let bytes = packets.iter().map(Vec::len).sum();
+    let frames = packets.len() as u32;
+    let mut image = vec![0u8; llv_core::take::image_len(frames, bytes)];
+    let mut w = llv_core::take::ImageWriter::new(&mut image, "cut", frames).unwrap();
+    for (i, p) in packets.iter().enumerate() {
+        w.push(i as u32 * 16_667, p).unwrap();
+    }
+    let len = w.finish(frames * 16_667).unwrap();
+    image.truncate(len);
+    let header = llv_core::take::TakeHeader::parse(&image).unwrap();
+    let mut s = connect(b.port).unwrap();
+    let begin = framed(&Request::UploadBegin {
+        name: "cut",
+        total_len: header.total_len,
+        crc32: header.crc32,
+        place: Place::Card,
+    });
+    assert_eq!(exchange(&mut s, &begin).unwrap(), Response::Ok);
+    for (i, chunk) in image[..len / 2].chunks(1024).enumerate() {
+        let chunk = framed(&Request::UploadChunk {
+            offset: (i * 1024) as u32,
+            data: chunk,
+        });
+        assert_eq!(exchange(&mut s, &chunk).unwrap(), Response::Ok, "chunk {i}");
+    }
+    drop(b); // SIGKILL: the power cut.
+    drop(s);
+
+    let b = boot_on_card(dir.path(), &card, "");
+    let after = wait_listed(&b, 1, SCAN_TIMEOUT);
+    // Give the scan time to find (and delete) the cut file too.
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(list(&b), before);
+    assert_eq!(after, before);
+    let status = b.json(&["box", "{box}", "status", "--json"]);
+    assert!(status["faults"].as_array().unwrap().is_empty(), "{status}");
+    let (socket, target) = receiver();
+    b.llv(&["box", "{box}", "play", "dao", "--to", &target])
+        .success();
+    let expected = llv_packets(&dao);
+    let got = arrivals(&socket, Instant::now() + Duration::from_secs(5));
+    assert_eq!(assert_stretch(&got, &expected), 0);
+    assert_eq!(got.len(), expected.len());
+    drop(b);
+    // On the host too: the card holds dao and nothing else.
+    llv_tests::llv()
+        .args(["card", "check"])
+        .arg(&card)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("DAO.TAK: ok"))
+        .stdout(predicates::str::contains("CUT").not());
+}

@@ -1,0 +1,209 @@
+//! Shared by the QEMU test and benchmark of the box's microSD card
+//! (`box_card.rs`, `bench/box_card.rs`): a FAT32 card image (an MBR and
+//! `mkfs.fat`) holding a 30-minute sequence take and short ones written by
+//! `llv card write`, the box booted on it with read stalls, and the frames
+//! it plays with their arrival times.
+#![allow(
+    dead_code,
+    reason = "the test and the benchmark use parts of these helpers"
+)]
+
+use std::io::Write;
+use std::net::UdpSocket;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use llv_core::packet::FaceFrame;
+use serde_json::Value;
+
+use crate::flash_box::{firmware, QemuBox, TIMEOUT};
+
+/// The card's size: room for the long take (about 36 MB) and more.
+pub const CARD_MIB: u64 = 128;
+/// The long take: 61 shapes of 29.5 s at 60 fps, 107 970 frames, 30 minutes.
+pub const LONG_SECONDS_PER_SHAPE: &str = "29.5";
+/// Read stalls injected by the QEMU board: this long...
+pub const STALL_MS: u32 = 100;
+/// ...every this long.
+pub const STALL_EVERY_MS: u32 = 3000;
+/// How long the box may take to scan the card (it CRC-checks every take
+/// once; the long take is 36 MB read through semihosting, under stalls).
+pub const SCAN_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// `mkfs.fat` (dosfstools; often in /usr/sbin, off a user's PATH).
+pub fn mkfs_fat() -> PathBuf {
+    ["/usr/sbin/mkfs.fat", "/sbin/mkfs.fat", "/usr/bin/mkfs.fat"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+        .unwrap_or_else(|| PathBuf::from("mkfs.fat"))
+}
+
+/// A blank card image of [`CARD_MIB`] MiB at `path` (sparse): an MBR whose
+/// one partition (FAT32 LBA, from 1 MiB as on SD cards) `mkfs.fat` formats.
+pub fn blank_card(path: &Path) {
+    let blocks = CARD_MIB << 11;
+    let start = 2048u32;
+    let mut file = std::fs::File::create(path).unwrap();
+    file.set_len(blocks * 512).unwrap();
+    let mut mbr = [0u8; 512];
+    mbr[446 + 4] = 0x0C;
+    mbr[446 + 8..446 + 12].copy_from_slice(&start.to_le_bytes());
+    mbr[446 + 12..446 + 16].copy_from_slice(&((blocks as u32) - start).to_le_bytes());
+    mbr[510] = 0x55;
+    mbr[511] = 0xAA;
+    file.write_all(&mbr).unwrap();
+    drop(file);
+    let status = std::process::Command::new(mkfs_fat())
+        .args(["-F", "32", "--offset", &start.to_string()])
+        .arg(path)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("mkfs.fat (dosfstools) runs");
+    assert!(status.success(), "mkfs.fat failed");
+}
+
+/// Writes a sequence take to `path` (`llv sequence`).
+pub fn sequence(path: &Path, seconds_per_shape: &str) {
+    llv_tests::llv()
+        .args(["sequence", path.to_str().unwrap(), "--seconds-per-shape"])
+        .arg(seconds_per_shape)
+        .timeout(TIMEOUT)
+        .assert()
+        .success();
+}
+
+/// Writes `takes` to the card image `card` (`llv card write`).
+pub fn card_write(card: &Path, takes: &[&Path]) {
+    llv_tests::llv()
+        .args(["card", "write"])
+        .arg(card)
+        .args(takes)
+        .timeout(TIMEOUT)
+        .assert()
+        .success();
+}
+
+/// A card image in `dir` holding "long" (30 minutes), "dao" and "short"
+/// (a few seconds); returns its path and the long take's recording.
+pub fn show_card(dir: &Path) -> (PathBuf, PathBuf) {
+    let card = dir.join("card.img");
+    blank_card(&card);
+    let long = dir.join("long.gesichter");
+    sequence(&long, LONG_SECONDS_PER_SHAPE);
+    let short = dir.join("short.gesichter");
+    sequence(&short, "0.05");
+    card_write(
+        &card,
+        &[&long, &llv_tests::example("dao.gesichter"), &short],
+    );
+    (card, long)
+}
+
+/// Boots the box on a fresh flash file in `dir` with the card `card`,
+/// stalled [`STALL_MS`] every [`STALL_EVERY_MS`], plus `words`.
+pub fn boot_on_card(dir: &Path, card: &Path, words: &str) -> QemuBox {
+    QemuBox::boot_with(
+        firmware(),
+        &dir.join("flash.bin"),
+        &format!(
+            "card={} card_stall_ms={STALL_MS} card_stall_every_ms={STALL_EVERY_MS} {words}",
+            card.display()
+        ),
+    )
+}
+
+/// The box's takes, as `llv box list --json` gives them.
+pub fn list(b: &QemuBox) -> Vec<Value> {
+    b.json(&["box", "{box}", "list", "--json"])
+        .as_array()
+        .expect("a list")
+        .clone()
+}
+
+/// Waits until the box lists `count` card takes (its scan is done).
+pub fn wait_listed(b: &QemuBox, count: usize, limit: Duration) -> Vec<Value> {
+    let end = Instant::now() + limit;
+    loop {
+        let takes = list(b);
+        if takes.iter().filter(|t| t["place"] == "Card").count() >= count {
+            return takes;
+        }
+        assert!(
+            Instant::now() < end,
+            "the card's takes did not list within {limit:?}: {takes:?}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+/// A received frame: when, and its bytes.
+pub struct Arrival {
+    pub at: Instant,
+    pub bytes: Vec<u8>,
+}
+
+/// Every datagram `socket` gets until `until`.
+pub fn arrivals(socket: &UdpSocket, until: Instant) -> Vec<Arrival> {
+    let mut got = Vec::new();
+    let mut buf = [0u8; 2048];
+    while Instant::now() < until {
+        if let Ok(n) = socket.recv(&mut buf) {
+            got.push(Arrival {
+                at: Instant::now(),
+                bytes: buf[..n].to_vec(),
+            });
+        }
+    }
+    got
+}
+
+/// A frame's time in its take, from its frame time, in µs.
+pub fn media_us(packet: &[u8]) -> f64 {
+    let f = FaceFrame::decode(packet).expect("a Live Link frame");
+    f.time.seconds().expect("a valid frame rate") * 1e6
+}
+
+/// Where the received frames start in `expected` (by bytes), asserting they
+/// are `expected[k..]` in order, byte for byte, none missing.
+pub fn assert_stretch(got: &[Arrival], expected: &[Vec<u8>]) -> usize {
+    assert!(!got.is_empty(), "no frames arrived");
+    let k = expected
+        .iter()
+        .position(|e| *e == got[0].bytes)
+        .expect("the first frame is one of the take's");
+    for (j, a) in got.iter().enumerate() {
+        assert!(k + j < expected.len(), "more frames than the take has");
+        assert!(
+            a.bytes == expected[k + j],
+            "frame {} (the {j}th received) differs or is out of order",
+            k + j
+        );
+    }
+    k
+}
+
+/// Each frame's lateness in ms: its arrival against the schedule that the
+/// earliest frame (relative to its time in the take) sets; the first is the
+/// reference, so every value is >= 0.
+pub fn lateness_ms(got: &[Arrival]) -> Vec<f64> {
+    let Some(first) = got.first() else {
+        return Vec::new();
+    };
+    let offsets: Vec<f64> = got
+        .iter()
+        .map(|a| {
+            a.at.duration_since(first.at).as_secs_f64() * 1e3
+                - (media_us(&a.bytes) - media_us(&first.bytes)) / 1e3
+        })
+        .collect();
+    let min = offsets.iter().copied().fold(f64::INFINITY, f64::min);
+    offsets.iter().map(|o| o - min).collect()
+}
+
+/// The largest gap between two frames received one after the other, in ms.
+pub fn worst_gap_ms(got: &[Arrival]) -> f64 {
+    got.windows(2)
+        .map(|w| w[1].at.duration_since(w[0].at).as_secs_f64() * 1e3)
+        .fold(0.0, f64::max)
+}
