@@ -222,6 +222,9 @@ pub struct Playing {
     pub late_frames: u32,
     /// The latest a frame was sent after its deadline, in µs.
     pub max_late_us: u32,
+    /// The fewest frames the read-ahead held when the player took one, once
+    /// it had filled (after the start or a seek); `u32::MAX` until then.
+    pub read_ahead_low: u32,
     /// Each target and what reached its queue.
     pub targets: Vec<TargetCounts, MAX_TARGETS>,
     /// How the chase stands, when the take follows timecode.

@@ -173,6 +173,7 @@ fn every_response_round_trips_within_max_frame() {
                 loops_done: u32::MAX,
                 late_frames: u32::MAX,
                 max_late_us: u32::MAX,
+                read_ahead_low: u32::MAX,
                 targets: (0..MAX_TARGETS)
                     .map(|i| TargetCounts {
                         target: Target {
@@ -461,6 +462,7 @@ fn every_response_has_its_documented_bytes() {
             loops_done: 1,
             late_frames: 2,
             max_late_us: 2500,
+            read_ahead_low: 140,
             targets: [TargetCounts {
                 target: dao_target()[0],
                 sent: 300,
@@ -513,6 +515,7 @@ fn every_response_has_its_documented_bytes() {
                 0x01, 10, 0, 2, 15, // address
                 0x01, 0x03, b'd', b'a', b'o', 0x05, 0x01, // playing: take, frame, loops_done
                 0x02, 0xc4, 0x13, // late_frames 2, max_late_us 2500
+                0x8c, 0x01, // read_ahead_low 140
                 0x01, 10, 0, 2, 2, 0xe7, 0x56, 0xac, 0x02,
                 0x02, // 1 target: sent 300, dropped 2
                 0x01, 0x02, // chase: Locked

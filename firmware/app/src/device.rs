@@ -9,7 +9,7 @@
 
 use core::cell::RefCell;
 use core::net::Ipv4Addr;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::Ordering;
 
 use embassy_futures::select::{select, Either};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
@@ -30,7 +30,7 @@ use crate::fmt::{info, warning};
 use crate::player::{play, PlayReport};
 use crate::ring::FrameRing;
 use crate::sink::PacketSink;
-use crate::stored::{SharedShelf, StoreSource, SubjectCell, READ_AHEAD};
+use crate::stored::{ReadAheadGauge, SharedShelf, StoreSource, SubjectCell, READ_AHEAD};
 use crate::timecode::Timecode;
 
 /// What the player is told to do; a newer command replaces one not yet taken.
@@ -61,7 +61,7 @@ pub struct BoxState {
     playing: Shared<Option<Playing>>,
     life: Shared<Option<Life>>,
     subject: SubjectCell,
-    read_ahead_short: AtomicBool,
+    read_ahead: ReadAheadGauge,
     address: Shared<Option<[u8; 4]>>,
     faults: Shared<Vec<Fault, MAX_FAULTS>>,
     /// The box's name as the settings give it.
@@ -78,7 +78,7 @@ impl BoxState {
             playing: BlockingMutex::new(RefCell::new(None)),
             life: BlockingMutex::new(RefCell::new(None)),
             subject: BlockingMutex::new(RefCell::new(None)),
-            read_ahead_short: AtomicBool::new(false),
+            read_ahead: ReadAheadGauge::new(),
             address: BlockingMutex::new(RefCell::new(None)),
             faults: BlockingMutex::new(RefCell::new(Vec::new())),
             name: BlockingMutex::new(RefCell::new(None)),
@@ -166,6 +166,7 @@ impl BoxState {
                 p.loops_done = report.loops_done;
                 p.late_frames = report.late_frames;
                 p.max_late_us = u32::try_from(report.max_late_us).unwrap_or(u32::MAX);
+                p.read_ahead_low = self.read_ahead.low.load(Ordering::Relaxed);
                 p.targets.clone_from(&report.targets);
                 p.chase = self.timecode.status();
             }
@@ -211,7 +212,7 @@ impl Device<ShelfTake> for BoxDevice<'_> {
     }
 
     fn read_ahead_short(&self) -> bool {
-        self.state.read_ahead_short.load(Ordering::Relaxed)
+        self.state.read_ahead.short.load(Ordering::Relaxed)
     }
 
     fn settings_changed(&mut self, settings: &Settings) {
@@ -253,6 +254,7 @@ pub async fn run_player<F: NorFlash, D: Slot, K: PacketSink>(
                 loops_done: 0,
                 late_frames: 0,
                 max_late_us: 0,
+                read_ahead_low: u32::MAX,
                 targets: Vec::new(),
                 chase: None,
             })
@@ -270,7 +272,7 @@ pub async fn run_player<F: NorFlash, D: Slot, K: PacketSink>(
             reader,
             &mut ring,
             &state.subject,
-            &state.read_ahead_short,
+            &state.read_ahead,
         );
         let progress = |r: &PlayReport| state.progress(r);
         let playback = async {
@@ -297,7 +299,7 @@ pub async fn run_player<F: NorFlash, D: Slot, K: PacketSink>(
         state.timecode.end();
         state.playing.lock(|p| *p.borrow_mut() = None);
         state.life.lock(|l| *l.borrow_mut() = None);
-        state.read_ahead_short.store(false, Ordering::Relaxed);
+        state.read_ahead.short.store(false, Ordering::Relaxed);
         command = match outcome {
             Either::First(result) => {
                 match result {

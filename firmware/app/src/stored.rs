@@ -7,7 +7,7 @@
 //! renamed when the settings ask.
 
 use core::cell::RefCell;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::blocking_mutex::Mutex as BlockingMutex;
@@ -68,22 +68,50 @@ pub struct StoreSource<'a, F, D: Slot, const N: usize> {
     /// Index of the next frame to read into the ring.
     fetch: u32,
     subject: &'a SubjectCell,
+    /// How full the ring is, for erases and `Status`.
+    gauge: &'a ReadAheadGauge,
+    /// Whether the ring filled since the start or the last seek.
+    filled: bool,
+}
+
+/// How the read-ahead stands, shared with the rest of the box.
+pub struct ReadAheadGauge {
     /// Set while the ring could take more frames (erases wait for it).
-    short: &'a AtomicBool,
+    pub short: AtomicBool,
+    /// The fewest frames the ring held when the player took one, once it had
+    /// filled; `u32::MAX` until then.
+    pub low: AtomicU32,
+}
+
+impl ReadAheadGauge {
+    /// Nothing read ahead yet.
+    pub const fn new() -> Self {
+        ReadAheadGauge {
+            short: AtomicBool::new(false),
+            low: AtomicU32::new(u32::MAX),
+        }
+    }
+}
+
+impl Default for ReadAheadGauge {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl<'a, F: NorFlash, D: Slot, const N: usize> StoreSource<'a, F, D, N> {
     /// Plays `reader`'s take from `store` through `ring`, renamed per
-    /// `subject`; `short` follows whether the ring could take more frames.
+    /// `subject`; `gauge` follows how full the ring is.
     pub fn new(
         store: &'a SharedShelf<F, D>,
         reader: ShelfTake,
         ring: &'a mut FrameRing<N>,
         subject: &'a SubjectCell,
-        short: &'a AtomicBool,
+        gauge: &'a ReadAheadGauge,
     ) -> Self {
         ring.clear();
-        short.store(true, Ordering::Relaxed);
+        gauge.short.store(true, Ordering::Relaxed);
+        gauge.low.store(u32::MAX, Ordering::Relaxed);
         StoreSource {
             store,
             reader,
@@ -91,7 +119,8 @@ impl<'a, F: NorFlash, D: Slot, const N: usize> StoreSource<'a, F, D, N> {
             front: 0,
             fetch: 0,
             subject,
-            short,
+            gauge,
+            filled: false,
         }
     }
 
@@ -152,6 +181,7 @@ impl<F: NorFlash, D: Slot, const N: usize> FrameSource for StoreSource<'_, F, D,
             self.ring.clear();
             self.front = index;
             self.fetch = index;
+            self.filled = false;
         }
         // Dry (a start, or an erase outlasted the ring): wait for the store.
         if self.ring.is_empty() {
@@ -159,6 +189,10 @@ impl<F: NorFlash, D: Slot, const N: usize> FrameSource for StoreSource<'_, F, D,
             self.fill(&mut store).await?;
         }
         let mut raw = [0u8; MAX_LEN];
+        if self.filled {
+            let held = u32::try_from(self.ring.len()).unwrap_or(u32::MAX);
+            self.gauge.low.fetch_min(held, Ordering::Relaxed);
+        }
         let (time_us, len) = self.ring.pop(&mut raw).ok_or(StoredError::Read)?;
         // Top up, for a moment at most: a library busy with a short write
         // (an upload's chunk) lets it in; an erase or a card's stall outlasts
@@ -170,7 +204,10 @@ impl<F: NorFlash, D: Slot, const N: usize> FrameSource for StoreSource<'_, F, D,
         if let Ok(filled) = with_timeout(TOP_UP_WAIT, top_up).await {
             filled?;
         }
-        self.short.store(self.ring.fits(MAX_LEN), Ordering::Relaxed);
+        let short = self.ring.fits(MAX_LEN);
+        self.gauge.short.store(short, Ordering::Relaxed);
+        // Filled: as full as the largest packet lets it be.
+        self.filled |= !short;
         self.front = next(index, self.frame_count());
         let len = match self.subject.lock(|s| s.borrow().clone()) {
             Some(subject) => {

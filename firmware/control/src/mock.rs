@@ -52,6 +52,7 @@ impl<T: Take> Device<T> for RecordingDevice {
             loops_done: 0,
             late_frames: 0,
             max_late_us: 0,
+            read_ahead_low: u32::MAX,
             targets: Bounded::new(),
             chase: None,
         })

@@ -465,6 +465,9 @@ fn print_status(client: &BoxClient, s: &Status) {
                 p.late_frames,
                 f64::from(p.max_late_us) / 1000.0
             );
+            if p.read_ahead_low != u32::MAX {
+                println!("  read-ahead held {} frames at its lowest", p.read_ahead_low);
+            }
             for t in &p.targets {
                 println!(
                     "  to {:<21} {} sent, {} dropped",

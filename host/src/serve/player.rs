@@ -182,6 +182,7 @@ impl Device<FolderTake> for Player {
             loops_done: u32::try_from(sent / frames).unwrap_or(u32::MAX),
             late_frames: 0,
             max_late_us: 0,
+            read_ahead_low: u32::MAX,
             targets: p.targets.iter().take(4).map(counts).collect(),
             chase: p.chase.as_ref().map(|r| r.with(|f, _| f.status())),
         })
