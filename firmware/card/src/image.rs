@@ -7,7 +7,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 
 use crate::card::{Card, Scanned};
-use crate::port::{BlockError, Blocks, CardPort, BLOCK};
+use crate::port::{BlockBuf, BlockError, Blocks, CardPort, BLOCK};
 
 /// A card image file; `inserted` false makes it a slot with no card.
 pub struct ImageFile {
@@ -47,14 +47,14 @@ impl Blocks for ImageFile {
         self.inserted.then_some(self.blocks)
     }
 
-    async fn read(&mut self, block: u64, buf: &mut [u8; BLOCK]) -> Result<(), BlockError> {
+    async fn read(&mut self, block: u64, buf: &mut BlockBuf) -> Result<(), BlockError> {
         self.at(block)?;
-        self.file.read_exact(buf).map_err(|_| BlockError::Failed)
+        self.file.read_exact(&mut buf.0).map_err(|_| BlockError::Failed)
     }
 
-    async fn write(&mut self, block: u64, buf: &[u8; BLOCK]) -> Result<(), BlockError> {
+    async fn write(&mut self, block: u64, buf: &BlockBuf) -> Result<(), BlockError> {
         self.at(block)?;
-        self.file.write_all(buf).map_err(|_| BlockError::Failed)
+        self.file.write_all(&buf.0).map_err(|_| BlockError::Failed)
     }
 }
 

@@ -26,4 +26,4 @@ pub mod names;
 pub mod port;
 
 pub use card::{Card, CardError, CardFault, CardReader, CardTake, Scanned};
-pub use port::{BlockError, Blocks, CardPort, NoCard, Slot, BLOCK};
+pub use port::{BlockBuf, BlockError, Blocks, CardPort, NoCard, Slot, BLOCK};

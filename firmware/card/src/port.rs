@@ -21,6 +21,11 @@ use embedded_sdmmc::{Block, BlockCount, BlockDevice, BlockIdx};
 /// Bytes of a card block.
 pub const BLOCK: usize = 512;
 
+/// A block's bytes, aligned to 4 (SD drivers move words by DMA).
+#[derive(Clone)]
+#[repr(C, align(4))]
+pub struct BlockBuf(pub [u8; BLOCK]);
+
 /// Why a block could not be read or written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -49,9 +54,9 @@ pub trait Blocks {
     /// came in), else `None`.
     async fn present(&mut self) -> Option<u64>;
     /// Reads block `block` into `buf`.
-    async fn read(&mut self, block: u64, buf: &mut [u8; BLOCK]) -> Result<(), BlockError>;
+    async fn read(&mut self, block: u64, buf: &mut BlockBuf) -> Result<(), BlockError>;
     /// Writes `buf` to block `block`.
-    async fn write(&mut self, block: u64, buf: &[u8; BLOCK]) -> Result<(), BlockError>;
+    async fn write(&mut self, block: u64, buf: &BlockBuf) -> Result<(), BlockError>;
 }
 
 /// A card driver the box can keep: [`Blocks`] that live as long as the box.
@@ -63,7 +68,7 @@ impl<T: Blocks + 'static> Slot for T {}
 struct PortState<B> {
     blocks: B,
     fetched: Option<u32>,
-    block: [u8; BLOCK],
+    block: BlockBuf,
     size: u32,
 }
 
@@ -80,7 +85,7 @@ impl<B: Blocks> CardPort<B> {
             state: Mutex::new(PortState {
                 blocks,
                 fetched: None,
-                block: [0; BLOCK],
+                block: BlockBuf([0; BLOCK]),
                 size: 0,
             }),
         }
@@ -111,7 +116,7 @@ impl<B: Blocks> CardPort<B> {
             s.blocks.read(u64::from(block), &mut s.block).await?;
             s.fetched = Some(block);
         }
-        Ok(f(&s.block))
+        Ok(f(&s.block.0))
     }
 
     /// The driver, to give it back (an image file for `llv card`).
@@ -149,11 +154,12 @@ impl<B: Blocks> BlockDevice for Dev<B> {
         self.with(|s| {
             for (i, out) in blocks.iter_mut().enumerate() {
                 let at = start.0.wrapping_add(i as u32);
-                if s.fetched == Some(at) {
-                    out.contents = s.block;
-                } else {
-                    embassy_futures::block_on(s.blocks.read(u64::from(at), &mut out.contents))?;
+                if s.fetched != Some(at) {
+                    s.fetched = None;
+                    embassy_futures::block_on(s.blocks.read(u64::from(at), &mut s.block))?;
+                    s.fetched = Some(at);
                 }
+                out.contents = s.block.0;
             }
             Ok(())
         })
@@ -163,10 +169,10 @@ impl<B: Blocks> BlockDevice for Dev<B> {
         self.with(|s| {
             for (i, block) in blocks.iter().enumerate() {
                 let at = start.0.wrapping_add(i as u32);
-                if s.fetched == Some(at) {
-                    s.fetched = None;
-                }
-                embassy_futures::block_on(s.blocks.write(u64::from(at), &block.contents))?;
+                s.block.0 = block.contents;
+                s.fetched = None;
+                embassy_futures::block_on(s.blocks.write(u64::from(at), &s.block))?;
+                s.fetched = Some(at);
             }
             Ok(())
         })
@@ -185,11 +191,11 @@ impl Blocks for NoCard {
         None
     }
 
-    async fn read(&mut self, _: u64, _: &mut [u8; BLOCK]) -> Result<(), BlockError> {
+    async fn read(&mut self, _: u64, _: &mut BlockBuf) -> Result<(), BlockError> {
         Err(BlockError::Removed)
     }
 
-    async fn write(&mut self, _: u64, _: &[u8; BLOCK]) -> Result<(), BlockError> {
+    async fn write(&mut self, _: u64, _: &BlockBuf) -> Result<(), BlockError> {
         Err(BlockError::Removed)
     }
 }
@@ -203,14 +209,14 @@ impl<B: Blocks> Blocks for Option<B> {
         }
     }
 
-    async fn read(&mut self, block: u64, buf: &mut [u8; BLOCK]) -> Result<(), BlockError> {
+    async fn read(&mut self, block: u64, buf: &mut BlockBuf) -> Result<(), BlockError> {
         match self {
             Some(b) => b.read(block, buf).await,
             None => Err(BlockError::Removed),
         }
     }
 
-    async fn write(&mut self, block: u64, buf: &[u8; BLOCK]) -> Result<(), BlockError> {
+    async fn write(&mut self, block: u64, buf: &BlockBuf) -> Result<(), BlockError> {
         match self {
             Some(b) => b.write(block, buf).await,
             None => Err(BlockError::Removed),

@@ -359,12 +359,16 @@ impl llv_box_card::Blocks for SlotBlocks {
     async fn read(
         &mut self,
         block: u64,
-        buf: &mut [u8; 512],
+        buf: &mut llv_box_card::BlockBuf,
     ) -> Result<(), llv_box_card::BlockError> {
         self.image.inserted = self.slot.load(Ordering::Relaxed);
         self.image.read(block, buf).await
     }
-    async fn write(&mut self, block: u64, buf: &[u8; 512]) -> Result<(), llv_box_card::BlockError> {
+    async fn write(
+        &mut self,
+        block: u64,
+        buf: &llv_box_card::BlockBuf,
+    ) -> Result<(), llv_box_card::BlockError> {
         self.image.inserted = self.slot.load(Ordering::Relaxed);
         self.image.write(block, buf).await
     }

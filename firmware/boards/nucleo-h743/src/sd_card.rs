@@ -1,6 +1,7 @@
 //! The microSD slot: SDMMC1 on a breakout (see firmware/README.md for the
 //! wiring), 4-bit on PC8-PC11 (D0-D3), PC12 (CK), PD2 (CMD), falling back to
-//! 1-bit (D0 only) when the card does not answer over four lines.
+//! 1-bit (D0 only) when four lines fail (no answer to the initialisation,
+//! or CRC errors on the data).
 //!
 //! There is no card-detect pin: a card is "in" once it answered the
 //! initialisation; a read or write that times out (or fails its CRC) says
@@ -12,7 +13,7 @@ use embassy_stm32::sdmmc::sd::{Addressable, Card, CmdBlock, DataBlock, StorageDe
 use embassy_stm32::sdmmc::{self, Sdmmc};
 use embassy_stm32::time::Hertz;
 use embassy_stm32::{bind_interrupts, Peri};
-use llv_box_card::{BlockError, Blocks, BLOCK};
+use llv_box_card::{BlockBuf, BlockError, Blocks, BLOCK};
 use static_cell::StaticCell;
 
 bind_interrupts!(struct Irqs {
@@ -46,10 +47,11 @@ pub struct SdSlot {
     dev: StorageDevice<'static, 'static, Card>,
     /// Whether the card answered the initialisation.
     ready: bool,
+    /// Whether four data lines failed (the next initialisation uses one).
+    wide_failed: bool,
     /// Whether the slot already fell back to one data line.
     one_bit: bool,
     cmd: CmdBlock,
-    data: DataBlock,
 }
 
 static FOUR: StaticCell<Sdmmc<'static>> = StaticCell::new();
@@ -72,19 +74,22 @@ impl SdSlot {
         SdSlot {
             dev: StorageDevice::new_uninit_sd_card(sdmmc),
             ready: false,
+            wide_failed: false,
             one_bit: false,
             cmd: CmdBlock::new(),
-            data: DataBlock::new(),
         }
     }
 
-    /// Initialises the card; on four lines first, then (once) on one.
+    /// Initialises the card; on four lines first, then on one once four
+    /// failed (at the initialisation or with CRC errors after it).
     async fn acquire(&mut self) -> bool {
-        if self.dev.reacquire(&mut self.cmd, BUS).await.is_ok() && self.probe().await {
-            return true;
-        }
-        if self.one_bit {
-            return false;
+        if !self.wide_failed || self.one_bit {
+            if self.dev.reacquire(&mut self.cmd, BUS).await.is_ok() {
+                return true;
+            }
+            if self.one_bit {
+                return false;
+            }
         }
         defmt::warn!("card: no answer over four data lines; trying one");
         self.one_bit = true;
@@ -102,19 +107,20 @@ impl SdSlot {
             sdmmc::Config::default(),
         ));
         self.dev = StorageDevice::new_uninit_sd_card(one);
-        self.dev.reacquire(&mut self.cmd, BUS).await.is_ok() && self.probe().await
-    }
-
-    /// Whether block 0 reads (a bus that initialised but lost data lines
-    /// fails here).
-    async fn probe(&mut self) -> bool {
-        self.dev.read_block(0, &mut self.data).await.is_ok()
+        self.dev.reacquire(&mut self.cmd, BUS).await.is_ok()
     }
 
     fn failed(&mut self, e: sdmmc::Error) -> BlockError {
-        defmt::warn!("card: {}", defmt::Debug2Format(&e));
+        defmt::warn!("card: {}", e);
         match e {
             sdmmc::Error::Timeout | sdmmc::Error::SoftwareTimeout | sdmmc::Error::NoCard => {
+                self.ready = false;
+                BlockError::Removed
+            }
+            // Data lines that do not all carry: four lines initialised, but
+            // the data fails its CRC. Next time, one line.
+            sdmmc::Error::Crc if !self.one_bit => {
+                self.wide_failed = true;
                 self.ready = false;
                 BlockError::Removed
             }
@@ -131,29 +137,46 @@ impl Blocks for SdSlot {
         self.ready.then(|| self.dev.card().size() / BLOCK as u64)
     }
 
-    async fn read(&mut self, block: u64, buf: &mut [u8; BLOCK]) -> Result<(), BlockError> {
+    async fn read(&mut self, block: u64, buf: &mut BlockBuf) -> Result<(), BlockError> {
         if !self.ready {
             return Err(BlockError::Removed);
         }
         let at = u32::try_from(block).map_err(|_| BlockError::Failed)?;
-        match self.dev.read_block(at, &mut self.data).await {
-            Ok(()) => {
-                buf.copy_from_slice(&self.data[..]);
-                Ok(())
-            }
-            Err(e) => Err(self.failed(e)),
-        }
-    }
-
-    async fn write(&mut self, block: u64, buf: &[u8; BLOCK]) -> Result<(), BlockError> {
-        if !self.ready {
-            return Err(BlockError::Removed);
-        }
-        let at = u32::try_from(block).map_err(|_| BlockError::Failed)?;
-        self.data.copy_from_slice(buf);
-        match self.dev.write_block(at, &self.data).await {
+        match self.dev.read_block(at, words_mut(buf)).await {
             Ok(()) => Ok(()),
             Err(e) => Err(self.failed(e)),
         }
     }
+
+    async fn write(&mut self, block: u64, buf: &BlockBuf) -> Result<(), BlockError> {
+        if !self.ready {
+            return Err(BlockError::Removed);
+        }
+        let at = u32::try_from(block).map_err(|_| BlockError::Failed)?;
+        match self.dev.write_block(at, words(buf)).await {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.failed(e)),
+        }
+    }
+}
+
+// SAFETY (both): `BlockBuf` is 512 bytes aligned to 4 (`repr(C, align(4))`);
+// `DataBlock` is `repr(align(4))` with one field, `[u32; 128]`, which rustc
+// lays out at offset 0 (checked below: same size, alignment met); every bit
+// pattern is valid for both, and the borrow's lifetime carries over.
+const _: () = assert!(
+    core::mem::size_of::<BlockBuf>() == core::mem::size_of::<DataBlock>()
+        && core::mem::align_of::<BlockBuf>() >= core::mem::align_of::<DataBlock>()
+);
+
+/// The block as the SD driver's word buffer (no copy).
+fn words_mut(buf: &mut BlockBuf) -> &mut DataBlock {
+    // SAFETY: see above.
+    unsafe { &mut *(buf as *mut BlockBuf).cast::<DataBlock>() }
+}
+
+/// The block as the SD driver's word buffer (no copy).
+fn words(buf: &BlockBuf) -> &DataBlock {
+    // SAFETY: see above.
+    unsafe { &*(buf as *const BlockBuf).cast::<DataBlock>() }
 }

@@ -17,7 +17,7 @@
 use core::ffi::CStr;
 
 use embassy_time::{Duration, Instant};
-use llv_box_card::{BlockError, Blocks, BLOCK};
+use llv_box_card::{BlockBuf, BlockError, Blocks, BLOCK};
 use semihosting::fs::{File, OpenOptions};
 use semihosting::io::{Read, Seek, SeekFrom, Write};
 
@@ -89,7 +89,7 @@ impl Blocks for FileCard<'_> {
         self.inserted().then_some(self.blocks)
     }
 
-    async fn read(&mut self, block: u64, buf: &mut [u8; BLOCK]) -> Result<(), BlockError> {
+    async fn read(&mut self, block: u64, buf: &mut BlockBuf) -> Result<(), BlockError> {
         if let Some(Stalls { stall, every }) = self.stalls {
             let now = Instant::now().as_ticks();
             let into = now % every.as_ticks().max(1);
@@ -106,11 +106,11 @@ impl Blocks for FileCard<'_> {
             }
         }
         self.seek(block)?;
-        self.file.read_exact(buf).map_err(|_| BlockError::Failed)
+        self.file.read_exact(&mut buf.0).map_err(|_| BlockError::Failed)
     }
 
-    async fn write(&mut self, block: u64, buf: &[u8; BLOCK]) -> Result<(), BlockError> {
+    async fn write(&mut self, block: u64, buf: &BlockBuf) -> Result<(), BlockError> {
         self.seek(block)?;
-        self.file.write_all(buf).map_err(|_| BlockError::Failed)
+        self.file.write_all(&buf.0).map_err(|_| BlockError::Failed)
     }
 }
