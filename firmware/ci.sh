@@ -29,7 +29,7 @@ step "clippy llv-box (host, with tests)"
 cargo clippy -p llv-box --all-targets --features builtin --target "$host" -- -D warnings
 step "clippy llv-box-store and llv-box-control (host, with tests; and for the board with defmt)"
 cargo clippy -p llv-box-store -p llv-box-control -p llv-box-card -p llv-hal-stm32h7 --all-targets --features llv-box-card/std --target "$host" -- -D warnings
-cargo clippy -p llv-box-store -p llv-box-control --features llv-box-store/defmt,llv-box-control/defmt -- -D warnings
+cargo clippy -p llv-box-store -p llv-box-control -p llv-box-card --features llv-box-store/defmt,llv-box-control/defmt,llv-box-card/defmt -- -D warnings
 step "clippy llv-hal-mps2"
 cargo clippy --release -p llv-hal-mps2 -- -D warnings
 step "clippy llv-box-qemu"

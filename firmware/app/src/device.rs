@@ -267,13 +267,8 @@ pub async fn run_player<F: NorFlash, D: Slot, K: PacketSink>(
         state
             .life
             .lock(|l| *l.borrow_mut() = Some(Life { at: now, due: now }));
-        let mut source = StoreSource::new(
-            store,
-            reader,
-            &mut ring,
-            &state.subject,
-            &state.read_ahead,
-        );
+        let mut source =
+            StoreSource::new(store, reader, &mut ring, &state.subject, &state.read_ahead);
         let progress = |r: &PlayReport| state.progress(r);
         let playback = async {
             match start {

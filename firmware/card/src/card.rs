@@ -1151,21 +1151,3 @@ fn short(name: &ShortFileName) -> [u8; 11] {
     }
     out
 }
-#[cfg(test)]
-mod size_probe {
-    extern crate std;
-    use std::eprintln;
-    #[test]
-    fn sizes() {
-        use core::mem::size_of;
-        eprintln!("Card {}", size_of::<super::Card<crate::NoCard>>());
-        eprintln!("Fs {}", size_of::<super::Fs<crate::NoCard>>());
-        eprintln!("CardTake {}", size_of::<super::CardTake>());
-        eprintln!("TakeHeader {}", size_of::<llv_core::take::TakeHeader>());
-        eprintln!("Scan {}", size_of::<Option<super::Scan>>());
-        eprintln!("Upload {}", size_of::<Option<super::Upload>>());
-        eprintln!("ImageCheck {}", size_of::<llv_core::take::ImageCheck>());
-        eprintln!("Fault {}", size_of::<Option<super::CardFault>>());
-        eprintln!("Reader {}", size_of::<super::CardReader>());
-    }
-}

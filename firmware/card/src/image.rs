@@ -49,7 +49,9 @@ impl Blocks for ImageFile {
 
     async fn read(&mut self, block: u64, buf: &mut BlockBuf) -> Result<(), BlockError> {
         self.at(block)?;
-        self.file.read_exact(&mut buf.0).map_err(|_| BlockError::Failed)
+        self.file
+            .read_exact(&mut buf.0)
+            .map_err(|_| BlockError::Failed)
     }
 
     async fn write(&mut self, block: u64, buf: &BlockBuf) -> Result<(), BlockError> {

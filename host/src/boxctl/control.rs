@@ -466,7 +466,10 @@ fn print_status(client: &BoxClient, s: &Status) {
                 f64::from(p.max_late_us) / 1000.0
             );
             if p.read_ahead_low != u32::MAX {
-                println!("  read-ahead held {} frames at its lowest", p.read_ahead_low);
+                println!(
+                    "  read-ahead held {} frames at its lowest",
+                    p.read_ahead_low
+                );
             }
             for t in &p.targets {
                 println!(

@@ -106,7 +106,9 @@ impl Blocks for FileCard<'_> {
             }
         }
         self.seek(block)?;
-        self.file.read_exact(&mut buf.0).map_err(|_| BlockError::Failed)
+        self.file
+            .read_exact(&mut buf.0)
+            .map_err(|_| BlockError::Failed)
     }
 
     async fn write(&mut self, block: u64, buf: &BlockBuf) -> Result<(), BlockError> {
