@@ -6,23 +6,22 @@
 //!   late to batch wakeups), and real-time priority (`SCHED_FIFO`) where the
 //!   process is allowed it (root, `CAP_SYS_NICE`, or an `rtprio` limit in
 //!   `/etc/security/limits.conf`); [`Pacer::priority`] says which it got.
-//! - [`Pacer::wait_until`] sleeps until a margin before the deadline, then
-//!   spins. The margin follows how late the sleeps have woken lately (their
-//!   worst over the last [`WINDOW`] waits, plus a little), from 0.2 to 4 ms: on
-//!   a quiet machine the player barely spins, on a busy one it wakes early
-//!   enough that a late wakeup does not make a late frame. Spinning costs CPU
-//!   only while the machine is busy, which is when it is needed.
+//! - [`Pacer::wait_until`] sleeps to the deadline. At normal priority it
+//!   never spins: a spinning thread uses up its share of a busy machine and
+//!   is then preempted for a whole time slice of the programs beside it (a
+//!   few ms), which makes frames later, not earlier; the short slice gets its
+//!   wakeups run at once instead. At real-time priority nothing preempts it,
+//!   so it sleeps to [`RT_SPIN`] before the deadline and spins the rest.
+//!
+//! Measured with two busy processes on two cores, as an unprivileged user
+//! (`host/benches/pacing.rs`): see host/README.md.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// The least and the most a wait spins before its deadline.
-const MARGIN: (Duration, Duration) = (Duration::from_micros(200), Duration::from_millis(4));
-/// Waits whose oversleep decides the margin.
-pub const WINDOW: usize = 120;
-/// Added to the worst oversleep seen, for wakeups a little later still.
-const HEADROOM: Duration = Duration::from_micros(300);
+/// How long before a deadline a real-time wait stops sleeping and spins.
+pub const RT_SPIN: Duration = Duration::from_micros(100);
 /// Longest single sleep, so a stop is seen within it.
 const SLICE: Duration = Duration::from_millis(50);
 
@@ -35,14 +34,11 @@ pub enum Priority {
     Normal,
 }
 
-/// Sleeps and spins to deadlines; see the module docs.
+/// Waits for deadlines; see the module docs.
 pub struct Pacer {
     priority: Priority,
     /// The thread's scheduling before, put back on drop; ties the pacer to its thread.
     saved: os::Saved,
-    /// How late the last [`WINDOW`] sleeps woke, past the time asked for.
-    oversleeps: [Duration; WINDOW],
-    next: usize,
 }
 
 impl Pacer {
@@ -50,12 +46,7 @@ impl Pacer {
     /// real-time priority.
     pub fn new(real_time: bool) -> Self {
         let (saved, priority) = os::raise(real_time);
-        Pacer {
-            priority,
-            saved,
-            oversleeps: [Duration::ZERO; WINDOW],
-            next: 0,
-        }
+        Pacer { priority, saved }
     }
 
     /// What scheduling the thread got.
@@ -63,15 +54,12 @@ impl Pacer {
         self.priority
     }
 
-    /// How long before a deadline the next wait stops sleeping.
-    pub fn margin(&self) -> Duration {
-        let worst = self.oversleeps.iter().max().copied().unwrap_or_default();
-        (worst + HEADROOM).clamp(MARGIN.0, MARGIN.1)
-    }
-
     /// Returns at `deadline` (at once if it has passed); false if `stop` was set first.
     pub fn wait_until(&mut self, deadline: Instant, stop: &AtomicBool) -> bool {
-        let margin = self.margin();
+        let spin = match self.priority {
+            Priority::RealTime => RT_SPIN,
+            Priority::Normal => Duration::ZERO,
+        };
         loop {
             if stop.load(Ordering::Relaxed) {
                 return false;
@@ -81,12 +69,8 @@ impl Pacer {
                 return true;
             }
             let left = deadline - now;
-            if left > margin {
-                let asked = (left - margin).min(SLICE);
-                thread::sleep(asked);
-                let over = now.elapsed().saturating_sub(asked);
-                self.oversleeps[self.next] = over;
-                self.next = (self.next + 1) % WINDOW;
+            if left > spin {
+                thread::sleep((left - spin).min(SLICE));
             } else {
                 std::hint::spin_loop();
             }
@@ -179,7 +163,7 @@ mod os {
     }
 }
 
-/// Elsewhere the normal scheduler as it is; the margin still adapts.
+/// Elsewhere the normal scheduler as it is.
 #[cfg(not(target_os = "linux"))]
 mod os {
     use super::Priority;

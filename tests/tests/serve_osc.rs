@@ -264,7 +264,11 @@ fn a_subscriber_gets_the_state_as_it_changes() {
         .iter()
         .filter(|m| m["address"] == "/llv/state")
         .collect();
-    assert_eq!(states[0]["args"], json!([0, "", 0, 0, "off"]), "{got:?}");
+    assert_eq!(
+        states[0]["args"],
+        json!([0, "", 0, 0, "off", ""]),
+        "{got:?}"
+    );
     assert!(
         states
             .iter()
@@ -384,6 +388,11 @@ fn a_take_chases_timecode_over_osc_and_subscribers_see_the_lock() {
         locked.is_some_and(|i| chase[..i].contains(&"locking")),
         "{chase:?}"
     );
+    // Once locked, the pushed state carries the timecode chased.
+    let timecode = states[locked.unwrap_or(0)]["args"][5]
+        .as_str()
+        .unwrap_or("");
+    assert!(timecode.starts_with("00:00:0"), "{states:?}");
     let r = replies(&got);
     let status = &r.iter().find(|r| r["address"] == "/llv/status").unwrap()["data"];
     assert_eq!(status["playing"]["chase"], "locked", "{status}");

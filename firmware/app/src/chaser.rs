@@ -10,9 +10,9 @@ use embassy_futures::select::select;
 use embassy_time::{Duration, Instant, Timer};
 use llv_core::artnet::Label;
 use llv_core::packet::{FaceFrame, MAX_LEN};
-use llv_core::settings::{Target, MAX_TARGETS};
+use llv_core::settings::Target;
 
-use crate::player::{PlayError, PlayReport, LATE_AFTER_US};
+use crate::player::{begin, PlayError, PlayReport, LATE_AFTER_US};
 use crate::sink::{Offer, PacketSink};
 use crate::source::FrameSource;
 use crate::timecode::Timecode;
@@ -35,32 +35,13 @@ pub async fn chase<S: FrameSource, K: PacketSink>(
     offset: Option<Label>,
     mut progress: impl FnMut(&PlayReport),
 ) -> Result<PlayReport, PlayError<S::Error>> {
-    let count = source.frame_count();
-    if count == 0 {
-        return Err(PlayError::EmptyTake);
-    }
-    if targets.is_empty() {
-        return Err(PlayError::NoTargets);
-    }
+    let (count, mut report) = begin(source, sink, targets)?;
     let period_us = source.period_us();
     let mut buf = [0u8; MAX_LEN];
     let own_us = match offset {
         Some(_) => 0,
         None => own_time(source, &mut buf).await?,
     };
-    let mut report = PlayReport {
-        targets: targets
-            .iter()
-            .take(MAX_TARGETS)
-            .map(|&target| llv_core::control::TargetCounts {
-                target,
-                sent: 0,
-                dropped: 0,
-            })
-            .collect(),
-        ..PlayReport::default()
-    };
-    sink.open(targets);
     // The last frame sent and its time in the take.
     let mut sent: Option<(u32, u32)> = None;
     loop {

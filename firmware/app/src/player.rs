@@ -82,6 +82,36 @@ pub fn deadline_offset_us(loop_index: u64, period_us: u32, time_us: u32) -> u64 
         .saturating_add(u64::from(time_us))
 }
 
+/// Checks that `source` has frames and there are `targets`, opens `sink` to
+/// them and returns the frame count and an empty report for them.
+pub(crate) fn begin<S: FrameSource, K: PacketSink>(
+    source: &S,
+    sink: &mut K,
+    targets: &[Target],
+) -> Result<(u32, PlayReport), PlayError<S::Error>> {
+    let count = source.frame_count();
+    if count == 0 {
+        return Err(PlayError::EmptyTake);
+    }
+    if targets.is_empty() {
+        return Err(PlayError::NoTargets);
+    }
+    let report = PlayReport {
+        targets: targets
+            .iter()
+            .take(MAX_TARGETS)
+            .map(|&target| TargetCounts {
+                target,
+                sent: 0,
+                dropped: 0,
+            })
+            .collect(),
+        ..PlayReport::default()
+    };
+    sink.open(targets);
+    Ok((count, report))
+}
+
 /// Plays `source` to `targets` (at most [`MAX_TARGETS`]) through `sink`,
 /// `loops` times, then waits up to [`FLUSH_TIMEOUT`] for the queues to drain.
 /// Frame 0 is due at `start` (a time already past plays on that schedule),
@@ -95,30 +125,11 @@ pub async fn play<S: FrameSource, K: PacketSink>(
     start: Option<Instant>,
     mut progress: impl FnMut(&PlayReport),
 ) -> Result<PlayReport, PlayError<S::Error>> {
-    let count = source.frame_count();
-    if count == 0 {
-        return Err(PlayError::EmptyTake);
-    }
-    if targets.is_empty() {
-        return Err(PlayError::NoTargets);
-    }
     let period_us = source.period_us();
-    if llv_core::take::too_fast(count, period_us) {
+    if llv_core::take::too_fast(source.frame_count(), period_us) {
         return Err(PlayError::TooFast);
     }
-    let mut report = PlayReport {
-        targets: targets
-            .iter()
-            .take(MAX_TARGETS)
-            .map(|&target| TargetCounts {
-                target,
-                sent: 0,
-                dropped: 0,
-            })
-            .collect(),
-        ..PlayReport::default()
-    };
-    sink.open(targets);
+    let (count, mut report) = begin(source, sink, targets)?;
     let mut buf = [0u8; MAX_LEN];
     // Without a start, the schedule starts when the first frame is in hand (a
     // source may read ahead then), so frame 0 is never late by the time its read took.

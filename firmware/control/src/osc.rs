@@ -27,9 +27,9 @@
 //! messages run (time tags are not waited for) and the rest are refused in
 //! one `/llv/error`.
 //!
-//! A subscriber gets `/llv/state ,isiis` (playing 1 or 0, take, frame, loops
-//! done, chase state or `off`): at once, whenever the take, playing, the loop
-//! count or the chase state changes
+//! A subscriber gets `/llv/state ,isiiss` (playing 1 or 0, take, frame, loops
+//! done, chase state or `off`, the timecode chased or `""`): at once, whenever
+//! the take, playing, the loop count or the chase state changes
 //! (looked at every [`PUSH_POLL`]), and every [`HEARTBEAT`].
 
 use core::sync::atomic::AtomicBool;
@@ -691,22 +691,28 @@ fn json_message(
     end
 }
 
-/// Writes the state message `/llv/state ,isiis` (playing, take, frame, loops
-/// done, chase state or `off`) into `out`; returns its length.
+/// Writes the state message `/llv/state ,isiiss` (playing, take, frame, loops
+/// done, chase state or `off`, the last timecode chased or `""`) into `out`;
+/// returns its length.
 pub fn state_message(out: &mut [u8; MAX_REPLY], playing: Option<&Playing>) -> usize {
     let (on, take, frame, loops) = match playing {
         Some(p) => (1, p.take.as_str(), p.frame, p.loops_done),
         None => (0, "", 0, 0),
     };
-    let chase = playing
-        .and_then(|p| p.chase)
-        .map_or("off", |c| c.state.name());
+    let chase = playing.and_then(|p| p.chase);
+    let mut timecode: String<16> = String::new();
+    if let Some(tc) = chase.and_then(|c| c.timecode) {
+        // "HH:MM:SS:FF" always fits.
+        let _ = core::fmt::write(&mut timecode, format_args!("{tc}"));
+    }
+    let chase = chase.map_or("off", |c| c.state.name());
     let args = [
         Arg::Int(on),
         Arg::Str(take),
         Arg::Int(i32::try_from(frame).unwrap_or(i32::MAX)),
         Arg::Int(i32::try_from(loops).unwrap_or(i32::MAX)),
         Arg::Str(chase),
+        Arg::Str(&timecode),
     ];
     llv_core::osc::encode_message(STATE_ADDRESS, &args, out).unwrap_or(0)
 }

@@ -395,13 +395,13 @@ fn a_subscriber_gets_the_state_at_once_on_every_change_and_each_second() {
     assert_eq!(replies[0].1["data"], json!({"seconds": 10}));
     assert_eq!(
         replies[1],
-        ("/llv/state".into(), json!([0, "", 0, 0, "off"]))
+        ("/llv/state".into(), json!([0, "", 0, 0, "off", ""]))
     );
     assert!(d.push().is_empty());
     d.ask("/llv/play", &[Arg::Str("dao")]);
     assert_eq!(
         d.push(),
-        [("/llv/state".into(), json!([1, "dao", 0, 0, "off"]))]
+        [("/llv/state".into(), json!([1, "dao", 0, 0, "off", ""]))]
     );
     assert!(d.push().is_empty());
     advance(Duration::from_millis(1000));
@@ -409,7 +409,7 @@ fn a_subscriber_gets_the_state_at_once_on_every_change_and_each_second() {
     d.ask("/llv/stop", &[]);
     assert_eq!(
         d.push(),
-        [("/llv/state".into(), json!([0, "", 0, 0, "off"]))]
+        [("/llv/state".into(), json!([0, "", 0, 0, "off", ""]))]
     );
     // Over after its 10 s; 0 ends one at once.
     advance(Duration::from_secs(10));
@@ -605,4 +605,58 @@ fn a_tcp_subscriber_gets_the_state_on_its_connection() {
     let states = replies.iter().filter(|(a, _)| a == "/llv/state").count();
     // At once, then a heartbeat each second for 3 s.
     assert!((3..=5).contains(&states), "{states}");
+}
+
+#[test]
+fn the_pushed_state_carries_the_chase_state_and_its_timecode() {
+    use llv_box_control::osc::state_message;
+    use llv_core::artnet::{ArtTimeCode, TimecodeKind};
+    use llv_core::chase::ChaseState;
+    use llv_core::control::{bounded, ChaseStatus, Playing};
+
+    let mut playing = Playing {
+        take: bounded("dao"),
+        frame: 42,
+        loops_done: 1,
+        late_frames: 0,
+        max_late_us: 0,
+        targets: heapless::Vec::new(),
+        chase: Some(ChaseStatus {
+            state: ChaseState::Locked,
+            timecode: Some(ArtTimeCode::from_frame_count(
+                108_000 + 35,
+                TimecodeKind::Smpte30,
+                0,
+            )),
+            locates: 0,
+            timecode_frames: 40,
+            bad_packets: 0,
+        }),
+    };
+    let mut out = [0u8; MAX_REPLY];
+    let n = state_message(&mut out, Some(&playing));
+    assert_eq!(
+        decode(&out[..n]),
+        (
+            "/llv/state".into(),
+            json!([1, "dao", 42, 1, "locked", "01:00:01:05"])
+        )
+    );
+    // Drop-frame timecode is written with `;` before the frames.
+    if let Some(chase) = playing.chase.as_mut() {
+        chase.state = ChaseState::Freewheel;
+        chase.timecode = Some(ArtTimeCode::from_frame_count(
+            1_800,
+            TimecodeKind::DropFrame2997,
+            0,
+        ));
+    }
+    let n = state_message(&mut out, Some(&playing));
+    assert_eq!(
+        decode(&out[..n]).1,
+        json!([1, "dao", 42, 1, "freewheel", "00:01:00;02"])
+    );
+    playing.chase = None;
+    let n = state_message(&mut out, Some(&playing));
+    assert_eq!(decode(&out[..n]).1, json!([1, "dao", 42, 1, "off", ""]));
 }

@@ -3,7 +3,7 @@
 //! Deadline of frame n = start + offset(n), where the offset comes from the
 //! take's own frame times ([`FrameClock`]) or from a fixed rate
 //! ([`fixed_offset`]), so the rate never drifts; [`Pacer`] waits for each
-//! deadline (sleep, then spin, with the margin it learns from the machine).
+//! deadline (see its docs for sleeping and spinning).
 
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
