@@ -555,7 +555,7 @@ impl<D: Slot> Card<D> {
         let Some(scan) = self.scan.as_mut() else {
             return Ok(Scanned::Idle);
         };
-        let Some(mut checking) = scan.checking.take() else {
+        if scan.checking.is_none() {
             let found = self.next_file(dir)?;
             let Some(found) = found else {
                 self.scan = None;
@@ -572,6 +572,12 @@ impl<D: Slot> Card<D> {
                 });
             }
             return Ok(Scanned::Reading);
+        }
+        // Read in place: the future holds a borrow of the file's state, not
+        // the state itself.
+        let port = self.port;
+        let Some(checking) = self.scan.as_mut().and_then(|s| s.checking.as_mut()) else {
+            return Ok(Scanned::Idle);
         };
         let mut buf = [0u8; SCAN_READ];
         let mut read = 0;
@@ -584,10 +590,21 @@ impl<D: Slot> Card<D> {
                 break;
             }
             let piece = &mut buf[..n];
-            read_chain(self.port, &layout, &mut checking.chain, checking.at, piece).await?;
-            if checking.at == 0 && piece.get(..8) == Some(&[0; 8]) {
+            let at = checking.at;
+            if let Err(e) = read_chain(port, &layout, &mut checking.chain, at, piece).await {
+                // Read again from the start at the next step.
+                if let Some(scan) = self.scan.as_mut() {
+                    scan.checking = None;
+                }
+                return Err(e);
+            }
+            if at == 0 && piece.get(..8) == Some(&[0; 8]) {
                 // A cut upload: its magic was never written.
-                remove(&self.fs, dir, &checking.found.file)?;
+                let file = checking.found.file.clone();
+                if let Some(scan) = self.scan.as_mut() {
+                    scan.checking = None;
+                }
+                remove(&self.fs, dir, &file)?;
                 return Ok(Scanned::Reading);
             }
             checking.at += n as u32;
@@ -598,17 +615,17 @@ impl<D: Slot> Card<D> {
             }
         }
         if !end {
-            if let Some(scan) = self.scan.as_mut() {
-                scan.checking = Some(checking);
-            }
             return Ok(Scanned::Reading);
         }
-        let Checking {
+        let Some(Checking {
             found,
             first,
             check,
             ..
-        } = checking;
+        }) = self.scan.as_mut().and_then(|s| s.checking.take())
+        else {
+            return Ok(Scanned::Idle);
+        };
         let file = found.file;
         let verdict = match check.finish() {
             Err(why) => Err(CardFault::BadTake {
