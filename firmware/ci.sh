@@ -2,7 +2,8 @@
 # Firmware CI: format check, release builds of both boards, clippy with
 # warnings as errors on every firmware crate, the host tests of the app and
 # the take store and the control protocol, and the image sizes. Needs Rust stable with the thumbv7em-none-eabihf target,
-# gcc and python3. The QEMU end-to-end test lives in the root `tests` crate.
+# gcc, python3 and mkfs.fat (dosfstools, for the card tests). The QEMU
+# end-to-end test lives in the root `tests` crate.
 set -euo pipefail
 cd "$(dirname "$0")"
 

@@ -620,6 +620,7 @@ fn the_pushed_state_carries_the_chase_state_and_its_timecode() {
         loops_done: 1,
         late_frames: 0,
         max_late_us: 0,
+        read_ahead_low: u32::MAX,
         targets: heapless::Vec::new(),
         chase: Some(ChaseStatus {
             state: ChaseState::Locked,
