@@ -200,8 +200,9 @@ struct Layout {
 }
 
 impl Layout {
-    /// The layout of the volume whose MBR is `mbr` and boot sector `boot`
-    /// (at block `start`).
+    /// The layout of the volume whose boot sector `boot` is at block `start`
+    /// (`None` for one this reader does not follow: not 512-byte sectors,
+    /// no clusters, sizes past the card).
     fn parse(start: u32, boot: &[u8; BLOCK]) -> Option<Layout> {
         let u16_at = |i: usize| Some(u16::from_le_bytes([*boot.get(i)?, *boot.get(i + 1)?]));
         let u32_at = |i: usize| {
@@ -231,11 +232,14 @@ impl Layout {
             return None;
         }
         let root_blocks = (root_entries * 32).div_ceil(BLOCK as u32);
-        let data = reserved + fats * fat_size + root_blocks;
+        let data = fats
+            .checked_mul(fat_size)?
+            .checked_add(reserved)?
+            .checked_add(root_blocks)?;
         let clusters = total.checked_sub(data)? / per_cluster;
         Some(Layout {
-            fat: start + reserved,
-            data: start + data,
+            fat: start.checked_add(reserved)?,
+            data: start.checked_add(data)?,
             per_cluster,
             fat32: clusters >= 65_525,
         })
@@ -453,13 +457,21 @@ impl<D: Slot> Card<D> {
 
     /// The background work, a piece at a time: with a card in and none
     /// mounted, mounts it; else scans the next piece of the folder
-    /// ([`SCAN_STEP`] bytes at most). A card found gone is dropped.
+    /// ([`SCAN_STEP`] bytes at most). Once scanned, the card is read (block
+    /// 0) every [`LOOK_EVERY`] to find it gone when nothing plays from it;
+    /// a card found gone is dropped.
     pub async fn step(&mut self) -> Scanned {
         let scanning = self.scan.is_some() && self.mounted.is_some();
         let look = self.looked.is_none_or(|at| at.elapsed() >= LOOK_EVERY);
         if !scanning && look {
             self.looked = Some(Instant::now());
-            if !self.port.present().await {
+            let mounted = self.mounted.is_some();
+            let here = if mounted {
+                self.port.answers().await
+            } else {
+                self.port.present().await
+            };
+            if !here {
                 self.tried = false;
                 if self.mounted.is_some() {
                     self.lose(None);
@@ -762,13 +774,16 @@ impl<D: Slot> Card<D> {
 
     /// The layout to read frame `index` of `reader`'s take with, if the
     /// take is still on the card and has that frame.
-    fn playable(&self, reader: &CardReader, index: u32) -> Result<Layout, CardError> {
+    fn playable(&mut self, reader: &CardReader, index: u32) -> Result<Layout, CardError> {
         if !self.takes.iter().any(|t| t.serial == reader.serial) {
-            return Err(if self.mounted() {
-                CardError::NotFound
-            } else {
-                CardError::Removed
-            });
+            if self.mounted() {
+                return Err(CardError::NotFound);
+            }
+            // Found gone by the keeper first: the take that played stopped.
+            if let Some(CardFault::Removed { playing: p @ None }) = &mut self.fault {
+                *p = Some(reader.header.name.clone());
+            }
+            return Err(CardError::Removed);
         }
         if index >= reader.header.frame_count {
             return Err(CardError::NotFound);

@@ -102,6 +102,23 @@ impl<B: Blocks> CardPort<B> {
         size.is_some()
     }
 
+    /// Whether a card is in and answers: the driver's word, and a fresh read
+    /// of block 0 (a slot without a card-detect pin only finds a card gone
+    /// when it reads).
+    pub async fn answers(&self) -> bool {
+        if !self.present().await {
+            return false;
+        }
+        let mut guard = self.state.lock().await;
+        let s = &mut *guard;
+        s.fetched = None;
+        let read = s.blocks.read(0, &mut s.block).await;
+        if read.is_ok() {
+            s.fetched = Some(0);
+        }
+        read.is_ok()
+    }
+
     /// Runs `f` on block `block` (read from the card unless it is the
     /// block read last), awaiting the card as long as it takes.
     pub async fn read_with<R>(

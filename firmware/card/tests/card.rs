@@ -484,3 +484,43 @@ fn an_upload_cut_by_a_power_loss_is_deleted_at_the_next_mount() {
         async |card| assert_eq!(names(card), ["keep"]),
     );
 }
+
+#[test]
+fn a_card_pulled_out_while_nothing_reads_it_is_found_gone_by_the_keeper() {
+    let (_dir, path) = fat32();
+    let show = take("show", 50, 3);
+    on_image(
+        image_file(&path),
+        |_| {},
+        async |card| upload(card, &show, None).await.unwrap(),
+    );
+    let slot: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(true)));
+    let port = Box::leak(Box::new(CardPort::new(SlotBlocks {
+        image: image_file(&path),
+        slot,
+    })));
+    let mut card = Card::new(port);
+    embassy_futures::block_on(async {
+        while !matches!(card.step().await, Scanned::Done) {}
+        let mut reader = card.reader("show").unwrap();
+        slot.store(false, Ordering::Relaxed);
+        // The keeper's next look reads the card, finds it gone, unlists it.
+        embassy_time::MockDriver::get().advance(llv_box_card::card::LOOK_EVERY);
+        assert_eq!(card.step().await, Scanned::Idle);
+        assert!(!card.mounted());
+        assert!(card.takes().is_empty());
+        assert_eq!(card.fault(), Some(&CardFault::Removed { playing: None }));
+        // A player still holding a reader stops, and the fault names its take.
+        let mut buf = [0u8; MAX_LEN];
+        assert_eq!(
+            card.packet(&mut reader, 1, &mut buf).await,
+            Err(CardError::Removed)
+        );
+        assert_eq!(
+            card.fault(),
+            Some(&CardFault::Removed {
+                playing: Some("show".try_into().unwrap())
+            })
+        );
+    });
+}
