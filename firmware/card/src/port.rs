@@ -135,11 +135,6 @@ impl<B: Blocks> CardPort<B> {
         }
         Ok(f(&s.block.0))
     }
-
-    /// The driver, to give it back (an image file for `llv card`).
-    pub fn into_inner(self) -> B {
-        self.state.into_inner().blocks
-    }
 }
 
 /// The block device the file system sees: the port's (see the module docs).
