@@ -92,7 +92,10 @@ fn python_osc_plays_stops_and_asks_over_udp_and_tcp_in_both_framings() {
         let r = replies(&got);
         assert_eq!(r.len(), 3, "{transport}: {got:?}");
         assert_eq!(r[0]["address"], "/llv/takes");
-        assert_eq!(r[0]["data"], json!([{"name": "dao", "frames": 180}]));
+        assert_eq!(
+            r[0]["data"],
+            json!([{"name": "dao", "frames": 180, "place": "flash"}])
+        );
         assert_eq!(
             r[1],
             json!({"address": "/llv/play", "status": "ok", "data": null})
@@ -310,7 +313,7 @@ fn llv_box_works_unchanged_and_a_deleted_take_leaves_the_folder() {
     let end = Instant::now() + TIMEOUT;
     loop {
         let got = osc_client("127.0.0.1", serve.osc, "udp", &json!([["/llv/takes"]]));
-        if replies(&got)[0]["data"] == json!([{"name": "jaw", "frames": 66}]) {
+        if replies(&got)[0]["data"] == json!([{"name": "jaw", "frames": 66, "place": "flash"}]) {
             break;
         }
         assert!(Instant::now() < end, "{got:?}");

@@ -571,7 +571,7 @@ fn status_json(j: &mut Json<'_>, s: &Status) {
     j.raw("]}");
 }
 
-/// The takes as `[{"name":...,"frames":...}]`; when they do not all fit one
+/// The takes as `[{"name":...,"frames":...,"place":...}]`; when they do not all fit one
 /// reply, the ones that do, and `"more":N` after the list.
 fn takes_json(j: &mut Json<'_>, takes: &[TakeInfo]) {
     // Room for `],"more":16` after the list and the reply's closing `}`.
