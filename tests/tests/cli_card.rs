@@ -1,0 +1,69 @@
+//! `llv card write|list|check` on a mounted card's folder (a plain folder
+//! here): takes land in `LLV/` under 8.3 names, list as the box would read
+//! them, a take written again replaces its file, and a damaged file fails
+//! the check by name. The image-file side is tested under QEMU
+//! (`firmware/e2e/box_card.rs`) and in the card library's host tests.
+
+use llv_tests::{example, llv};
+use predicates::prelude::*;
+
+#[test]
+fn takes_written_to_a_card_folder_list_check_and_replace() {
+    let dir = tempfile::tempdir().unwrap();
+    let card = dir.path().join("SDCARD");
+    std::fs::create_dir(&card).unwrap();
+    let dao = example("dao.gesichter");
+    let jaw = example("debug-jawopen.gesichter");
+    llv()
+        .args(["card", "write"])
+        .arg(&card)
+        .args([&dao, &jaw])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("dao as LLV/DAO.TAK"))
+        .stdout(predicate::str::contains(
+            "debug-jawopen as LLV/DEBUG-JA.TAK",
+        ));
+    llv()
+        .args(["card", "list"])
+        .arg(&card)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("dao").and(predicate::str::contains("LLV/DAO.TAK")))
+        .stdout(predicate::str::contains("debug-jawopen"));
+    llv().args(["card", "check"]).arg(&card).assert().success();
+
+    // The same take again: its file is replaced, no second one.
+    llv()
+        .args(["card", "write"])
+        .arg(&card)
+        .arg(&dao)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("dao as LLV/DAO.TAK"));
+    let mut files: Vec<String> = std::fs::read_dir(card.join("LLV"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["DAO.TAK", "DEBUG-JA.TAK"]);
+
+    // A damaged byte: the check names the file and fails; list leaves it out.
+    let path = card.join("LLV").join("DAO.TAK");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xFF;
+    std::fs::write(&path, bytes).unwrap();
+    llv()
+        .args(["card", "check"])
+        .arg(&card)
+        .assert()
+        .failure()
+        .stdout(predicate::str::contains("LLV/DAO.TAK:").and(predicate::str::contains("CRC")));
+    llv()
+        .args(["card", "list"])
+        .arg(&card)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("DAO.TAK").not());
+}
