@@ -604,11 +604,20 @@ impl<D: Slot> Card<D> {
             let piece = &mut buf[..n];
             let at = checking.at;
             if let Err(e) = read_chain(port, &layout, &mut checking.chain, at, piece).await {
-                // Read again from the start at the next step.
+                let file = checking.found.file.clone();
                 if let Some(scan) = self.scan.as_mut() {
                     scan.checking = None;
                 }
-                return Err(e);
+                let Failure::Card(CardError::Image(why)) = e else {
+                    // The card failed: read the file again at the next step.
+                    return Err(e);
+                };
+                // Its clusters end before its size says: not a take.
+                let fault = CardFault::BadTake {
+                    file: file.clone(),
+                    why,
+                };
+                return Ok(self.reject(file, fault));
             }
             if at == 0 && piece.get(..8) == Some(&[0; 8]) {
                 // A cut upload: its magic was never written.
@@ -664,16 +673,28 @@ impl<D: Slot> Card<D> {
                 }
             }
         };
-        if let Err(fault) = &verdict {
-            self.fault = Some(fault.clone());
-            if let Some(scan) = self.scan.as_mut() {
-                if scan.bad.push(file.clone()).is_err() {
-                    // Too many bad files to tell apart: stop here.
-                    self.scan = None;
-                }
+        match verdict {
+            Ok(header) => Ok(Scanned::Checked {
+                file,
+                verdict: Ok(header),
+            }),
+            Err(fault) => Ok(self.reject(file.clone(), fault)),
+        }
+    }
+
+    /// Notes `file` as not a take (not read again in this scan) and why.
+    fn reject(&mut self, file: String<FILE_LEN>, fault: CardFault) -> Scanned {
+        self.fault = Some(fault.clone());
+        if let Some(scan) = self.scan.as_mut() {
+            if scan.bad.push(file.clone()).is_err() {
+                // Too many bad files to tell apart: stop here.
+                self.scan = None;
             }
         }
-        Ok(Scanned::Checked { file, verdict })
+        Scanned::Checked {
+            file,
+            verdict: Err(fault),
+        }
     }
 
     /// The next take file of the folder neither listed nor found bad in this

@@ -524,3 +524,50 @@ fn a_card_pulled_out_while_nothing_reads_it_is_found_gone_by_the_keeper() {
         );
     });
 }
+
+#[test]
+fn a_file_whose_clusters_end_before_its_size_is_not_listed_and_the_scan_goes_on() {
+    let (_dir, path) = fat32();
+    let good = take("good", 40, 1);
+    let short = take("short", 40, 2);
+    on_image(
+        image_file(&path),
+        |_| {},
+        async |card| {
+            upload(card, &short, None).await.unwrap();
+            upload(card, &good, None).await.unwrap();
+        },
+    );
+    // SHORT.TAK's chain ends after its first cluster (the FAT says so),
+    // while its directory entry still gives its whole size.
+    let mut raw = std::fs::read(&path).unwrap();
+    let at = raw
+        .windows(11)
+        .position(|w| w == b"SHORT   TAK")
+        .expect("the directory entry");
+    let word = |b: &[u8], i: usize| u32::from(u16::from_le_bytes([b[i], b[i + 1]]));
+    let first = word(&raw, at + 20) << 16 | word(&raw, at + 26);
+    let boot = START as usize * 512;
+    let reserved = word(&raw, boot + 14) as usize;
+    let fat_size = u32::from_le_bytes(raw[boot + 36..boot + 40].try_into().unwrap()) as usize;
+    for copy in 0..2 {
+        let entry = boot + (reserved + copy * fat_size) * 512 + first as usize * 4;
+        raw[entry..entry + 4].copy_from_slice(&0x0FFF_FFFFu32.to_le_bytes());
+    }
+    std::fs::write(&path, &raw).unwrap();
+    let mut done = false;
+    on_image(
+        image_file(&path),
+        |s| done |= *s == Scanned::Done,
+        async |card| {
+            assert_eq!(names(card), ["good"]);
+            // Read past its chain's end: what the reader calls inconsistent.
+            let fault = card.fault().unwrap().to_string();
+            assert!(
+                fault.contains(&format!("{DIR}/SHORT.TAK")) && fault.contains("do not fit"),
+                "{fault}"
+            );
+        },
+    );
+    assert!(done, "the scan went through");
+}
