@@ -5,7 +5,8 @@
 //! Checks: the card's takes list with their place once scanned; a stretch of
 //! the 30-minute take from its start, and a stretch near its end (reached by
 //! chasing Art-Net timecode, which seeks), arrive byte-identical, in order,
-//! none late, across several stalls; a card pulled out mid-play stops the
+//! none late (from the start: against the take's schedule; chasing: no gap
+//! between two frames), across several stalls; a card pulled out mid-play stops the
 //! take with the reason in the status, the box serves on, and the takes are
 //! back once the card is in again; an upload to the card cut by a power cut
 //! leaves nothing listed and the other card takes intact.
@@ -38,9 +39,9 @@ use flash_box::*;
 
 /// How long each stretch plays.
 const STRETCH: Duration = Duration::from_secs(20);
-/// The most a frame may be late against the stretch's own schedule: a
-/// frame held by a 100 ms stall would be about that late; QEMU on a busy
-/// machine keeps well under it.
+/// The most a frame may be late against the stretch's own schedule (or,
+/// chasing, the longest gap between two frames): a frame held by a 100 ms
+/// stall would be about that late; QEMU on a busy machine keeps well under it.
 const LATE_MS: f64 = 80.0;
 
 fn assert_in_time(got: &[Arrival]) {
@@ -132,7 +133,11 @@ fn the_long_card_take_plays_near_its_end_by_chase_exactly_under_stalls() {
         "{} frames",
         got.len()
     );
-    assert_in_time(got);
+    // The chaser follows the master's timecode (it slews its clock towards
+    // it), not the take's own schedule: a stall not waited out shows as a
+    // gap between two frames of 100 ms or more.
+    let gap = worst_gap_ms(got);
+    assert!(gap < LATE_MS, "a gap of {gap:.1} ms between two frames");
 }
 
 #[test]
