@@ -6,7 +6,8 @@ flash = every allocated section with contents (vector table, text, rodata,
 ram   = every allocated section placed at or above --ram-base (data, bss,
         uninit; the stack is not counted).
 
-Usage: elf_size.py [--ram-base 0x20000000] ELF...
+Usage: elf_size.py [--ram-base 0x20000000] [--budget FLASH_KIB RAM_KIB] ELF...
+With --budget, exits 1 when an image needs more flash or RAM than that.
 """
 import struct
 import sys
@@ -51,11 +52,14 @@ def measure(path, ram_base):
 
 def main(argv):
     ram_base = 0x20000000
+    budget = None
     paths = []
     it = iter(argv)
     for arg in it:
         if arg == "--ram-base":
             ram_base = int(next(it), 0)
+        elif arg == "--budget":
+            budget = (int(next(it)) * 1024, int(next(it)) * 1024)
         else:
             paths.append(arg)
     if not paths:
@@ -63,6 +67,10 @@ def main(argv):
     for path in paths:
         flash, ram, detail = measure(path, ram_base)
         print(f"{path}: flash {flash} B ({flash / 1024:.1f} KiB), static RAM {ram} B ({ram / 1024:.1f} KiB)  [{' '.join(detail)}]")
+        if budget and (flash > budget[0] or ram > budget[1]):
+            raise SystemExit(
+                f"{path}: over the budget of {budget[0] // 1024} KiB of flash and {budget[1] // 1024} KiB of static RAM"
+            )
 
 
 if __name__ == "__main__":

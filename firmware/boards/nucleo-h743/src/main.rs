@@ -201,10 +201,12 @@ async fn main(spawner: Spawner) {
     ]);
 
     // The Ethernet DMA cannot reach DTCM: memory.x puts RAM (and so these
-    // statics) in AXI SRAM at 0x2400_0000. Eight receive buffers hold a burst
-    // (control segments of two connections, ARP, broadcasts) while the executor
-    // is busy, so a take playing does not cost control traffic.
-    static PACKETS: StaticCell<PacketQueue<4, 8>> = StaticCell::new();
+    // statics) in AXI SRAM at 0x2400_0000. Six receive buffers hold a burst
+    // while the executor is busy: a segment for each control and OSC TCP
+    // connection that has data in flight (their 1 KiB and 512 B windows allow
+    // one each), with room for ARP, timecode and broadcasts; a packet dropped
+    // beyond that is a TCP retransmit, never a frame of the take.
+    static PACKETS: StaticCell<PacketQueue<4, 6>> = StaticCell::new();
     let packets = PACKETS.uninit();
     PacketQueue::init(packets);
     // SAFETY: `PacketQueue::init` fully initialised it (all zero is valid).
