@@ -67,3 +67,34 @@ fn takes_written_to_a_card_folder_list_check_and_replace() {
         .success()
         .stdout(predicate::str::contains("DAO.TAK").not());
 }
+
+#[test]
+fn an_image_without_a_fat_volume_is_refused_with_how_to_make_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("card.img");
+    std::fs::write(&image, vec![0u8; 1 << 20]).unwrap();
+    for args in [
+        vec![
+            "card",
+            "write",
+            "card.img",
+            example("dao.gesichter").to_str().unwrap(),
+        ],
+        vec!["card", "list", "card.img"],
+    ] {
+        llv()
+            .current_dir(dir.path())
+            .args(&args)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains("card.img"))
+            .stderr(predicate::str::contains("no FAT16"));
+    }
+    // Nothing was written into it.
+    assert!(std::fs::read(&image).unwrap().iter().all(|&b| b == 0));
+    llv()
+        .args(["card", "--help"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("mkfs.fat -F 32 --offset 2048"));
+}

@@ -21,6 +21,11 @@ use crate::recording;
 
 /// Arguments of `llv card`.
 #[derive(Args, Debug)]
+#[command(
+    after_help = "A card image file needs an MBR partition formatted FAT32 (or FAT16), as cards \
+come; for example, 256 MiB (sfdisk from util-linux, mkfs.fat from dosfstools):\n  truncate -s 256M card.img\n  echo 'start=2048, type=c' | sfdisk card.img\n  \
+mkfs.fat -F 32 --offset 2048 card.img"
+)]
 pub struct CardArgs {
     /// What to do.
     #[command(subcommand)]
@@ -143,8 +148,15 @@ fn write(card: &Path, image: &[u8]) -> Result<String> {
             Ok(file.unwrap_or_default())
         },
     )
-    .map_err(|e: llv_box_card::CardError| anyhow!("{e}"))
+    .map_err(|e: llv_box_card::CardError| match e {
+        llv_box_card::CardError::NoCard => anyhow!("{NOT_FORMATTED}"),
+        e => anyhow!("{e}"),
+    })
 }
+
+/// What an image without a volume the box can mount needs.
+const NOT_FORMATTED: &str = "no FAT16 or FAT32 volume in the image's first MBR partition, \
+    where the box looks: partition and format it as a card comes (see `llv card --help`)";
 
 /// Every take file of the card and its verdict.
 fn verdicts(card: &Path) -> Result<Vec<Verdict>> {
