@@ -124,16 +124,11 @@ impl<'a, F: NorFlash, D: Slot, const N: usize> StoreSource<'a, F, D, N> {
         }
     }
 
-    /// Reads frames into the ring while it can take the largest packet: up to
-    /// [`TOP_UP`] frames, or as many as fit when it is empty (a start).
-    async fn fill(&mut self, shelf: &mut Shelf<F, D>) -> Result<(), StoredError> {
+    /// Reads up to `most` frames into the ring, while it can take the
+    /// largest packet.
+    async fn fill(&mut self, shelf: &mut Shelf<F, D>, most: usize) -> Result<(), StoredError> {
         let mut raw = [0u8; MAX_LEN];
         let count = self.reader.header().frame_count;
-        let most = if self.ring.is_empty() {
-            usize::MAX
-        } else {
-            TOP_UP
-        };
         for _ in 0..most {
             if !self.ring.fits(MAX_LEN) {
                 break;
@@ -177,16 +172,21 @@ impl<F: NorFlash, D: Slot, const N: usize> FrameSource for StoreSource<'_, F, D,
         index: u32,
         buf: &mut [u8; MAX_LEN],
     ) -> Result<Frame, StoredError> {
-        if index != self.front {
+        let seek = index != self.front;
+        if seek {
             self.ring.clear();
             self.front = index;
             self.fetch = index;
             self.filled = false;
         }
-        // Dry (a start, or an erase outlasted the ring): wait for the store.
+        // Dry (a start, a seek, or an erase outlasted the ring): wait for the
+        // store. A start fills the ring before its first frame; a seek (a
+        // chase's locate, due now) reads a few frames and the ring fills as
+        // it plays.
         if self.ring.is_empty() {
+            let most = if seek { TOP_UP } else { usize::MAX };
             let mut store = self.store.lock().await;
-            self.fill(&mut store).await?;
+            self.fill(&mut store, most).await?;
         }
         let mut raw = [0u8; MAX_LEN];
         if self.filled {
@@ -199,7 +199,7 @@ impl<F: NorFlash, D: Slot, const N: usize> FrameSource for StoreSource<'_, F, D,
         // it and the ring plays on.
         let top_up = async {
             let mut shelf = self.store.lock().await;
-            self.fill(&mut shelf).await
+            self.fill(&mut shelf, TOP_UP).await
         };
         if let Ok(filled) = with_timeout(TOP_UP_WAIT, top_up).await {
             filled?;

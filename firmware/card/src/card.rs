@@ -251,21 +251,52 @@ impl Layout {
 }
 
 /// A file's clusters, followed forward: the cluster that holds byte
-/// `index * cluster_bytes`.
+/// `index * cluster_bytes`. Clusters `0..=straight` are known to follow one
+/// another on the card (as in a file written to a fresh card): any of them
+/// is found at once, in either direction, without reading the FAT.
 #[derive(Clone, Copy, Debug)]
 struct Chain {
     first: u32,
     cluster: u32,
     index: u32,
+    straight: u32,
 }
 
 impl Chain {
-    fn new(first: u32) -> Self {
+    /// The chain from cluster `first`, of which clusters `0..=straight`
+    /// are known to be contiguous.
+    fn new(first: u32, straight: u32) -> Self {
         Chain {
             first,
             cluster: first,
             index: 0,
+            straight,
         }
+    }
+
+    /// Moves to cluster `index` of the file: at once within the contiguous
+    /// start, else on from there (or from where it is, if past it) through
+    /// the FAT, learning how far the file stays contiguous.
+    async fn seek<D: Slot>(
+        &mut self,
+        port: &CardPort<D>,
+        layout: &Layout,
+        index: u32,
+    ) -> Result<(), Failure> {
+        let to = index.min(self.straight);
+        if index < self.index || self.index < to {
+            self.cluster = self.first.checked_add(to).ok_or(SHORT)?;
+            self.index = to;
+        }
+        while self.index < index {
+            let next = next_cluster(port, layout, self.cluster).await?;
+            if self.index == self.straight && Some(next) == self.cluster.checked_add(1) {
+                self.straight += 1;
+            }
+            self.cluster = next;
+            self.index += 1;
+        }
+        Ok(())
     }
 }
 
@@ -277,6 +308,8 @@ pub struct CardTake {
     /// Its 8.3 file name in [`DIR`].
     pub file: String<FILE_LEN>,
     first: u32,
+    /// Clusters `0..=straight` of its file are contiguous (from the scan).
+    straight: u32,
     serial: u32,
 }
 
@@ -576,7 +609,7 @@ impl<D: Slot> Card<D> {
             let first = self.first_cluster(found.entry).await?;
             if let Some(scan) = self.scan.as_mut() {
                 scan.checking = Some(Checking {
-                    chain: Chain::new(first),
+                    chain: Chain::new(first, 0),
                     first,
                     found,
                     at: 0,
@@ -642,6 +675,7 @@ impl<D: Slot> Card<D> {
             found,
             first,
             check,
+            chain,
             ..
         }) = self.scan.as_mut().and_then(|s| s.checking.take())
         else {
@@ -662,6 +696,7 @@ impl<D: Slot> Card<D> {
                     header: header.clone(),
                     file: file.clone(),
                     first,
+                    straight: chain.straight,
                     serial: self.serial,
                 };
                 match self.takes.push(take) {
@@ -750,8 +785,8 @@ impl<D: Slot> Card<D> {
                 header: t.header.clone(),
                 serial: t.serial,
                 next: (0, t.header.packets_offset() as u32),
-                entries: Chain::new(t.first),
-                packets: Chain::new(t.first),
+                entries: Chain::new(t.first, t.straight),
+                packets: Chain::new(t.first, t.straight),
             })
     }
 
@@ -931,6 +966,8 @@ impl<D: Slot> Card<D> {
             header: header.clone(),
             file: up.file,
             first,
+            // Learnt by its readers as they follow it.
+            straight: 0,
             serial: self.serial,
         });
         Ok(header)
@@ -1067,10 +1104,14 @@ async fn read_frame<D: Slot>(
     buf: &mut [u8; MAX_LEN],
 ) -> Result<FrameEntry, Failure> {
     if index != reader.next.0 {
-        // Out of order: sum the entries' lengths from the start.
-        let mut offset = reader.header.packets_offset() as u32;
+        // Out of order: sum the entries' lengths on from where the reader
+        // is (forward), or from the start (back).
+        let (mut i, mut offset) = if index > reader.next.0 {
+            reader.next
+        } else {
+            (0, reader.header.packets_offset() as u32)
+        };
         let mut raw = [0u8; 8 * ENTRY_LEN];
-        let mut i = 0;
         while i < index {
             let at = TakeHeader::entry_offset(i) as u32;
             let n = (((index - i) as usize) * ENTRY_LEN).min(raw.len());
@@ -1107,13 +1148,7 @@ async fn read_chain<D: Slot>(
     while done < buf.len() {
         let at = offset + done as u32;
         let index = at / per;
-        if index < chain.index {
-            *chain = Chain::new(chain.first);
-        }
-        while chain.index < index {
-            chain.cluster = next_cluster(port, layout, chain.cluster).await?;
-            chain.index += 1;
-        }
+        chain.seek(port, layout, index).await?;
         let within = at % per;
         let cluster = chain.cluster.checked_sub(2).ok_or(SHORT)?;
         let block = cluster

@@ -5,7 +5,7 @@
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use llv_box_card::image::{on_image, ImageFile};
 use llv_box_card::names::DIR;
@@ -300,10 +300,7 @@ fn a_card_pulled_out_stops_its_reads_and_comes_back_when_put_in() {
         async |card| upload(card, &show, None).await.unwrap(),
     );
     let slot: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(true)));
-    let port = Box::leak(Box::new(CardPort::new(SlotBlocks {
-        image: image_file(&path),
-        slot,
-    })));
+    let port = SlotBlocks::port(&path, slot, Box::leak(Box::default()));
     let mut card = Card::new(port);
     let test = async {
         while !matches!(card.step().await, Scanned::Done) {}
@@ -345,10 +342,26 @@ fn a_card_pulled_out_stops_its_reads_and_comes_back_when_put_in() {
     embassy_futures::block_on(test);
 }
 
-/// The image behind a slot the test empties and fills.
+/// The image behind a slot the test empties and fills, counting block reads.
 struct SlotBlocks {
     image: ImageFile,
     slot: &'static AtomicBool,
+    reads: &'static AtomicU32,
+}
+
+impl SlotBlocks {
+    /// A card port over the image at `path`, in while `slot` is set.
+    fn port(
+        path: &Path,
+        slot: &'static AtomicBool,
+        reads: &'static AtomicU32,
+    ) -> &'static CardPort<SlotBlocks> {
+        Box::leak(Box::new(CardPort::new(SlotBlocks {
+            image: image_file(path),
+            slot,
+            reads,
+        })))
+    }
 }
 
 impl llv_box_card::Blocks for SlotBlocks {
@@ -362,6 +375,7 @@ impl llv_box_card::Blocks for SlotBlocks {
         buf: &mut llv_box_card::BlockBuf,
     ) -> Result<(), llv_box_card::BlockError> {
         self.image.inserted = self.slot.load(Ordering::Relaxed);
+        self.reads.fetch_add(1, Ordering::Relaxed);
         self.image.read(block, buf).await
     }
     async fn write(
@@ -495,10 +509,7 @@ fn a_card_pulled_out_while_nothing_reads_it_is_found_gone_by_the_keeper() {
         async |card| upload(card, &show, None).await.unwrap(),
     );
     let slot: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(true)));
-    let port = Box::leak(Box::new(CardPort::new(SlotBlocks {
-        image: image_file(&path),
-        slot,
-    })));
+    let port = SlotBlocks::port(&path, slot, Box::leak(Box::default()));
     let mut card = Card::new(port);
     embassy_futures::block_on(async {
         while !matches!(card.step().await, Scanned::Done) {}
@@ -570,4 +581,92 @@ fn a_file_whose_clusters_end_before_its_size_is_not_listed_and_the_scan_goes_on(
         },
     );
     assert!(done, "the scan went through");
+}
+
+#[test]
+fn a_fragmented_take_reads_right_and_a_seek_forward_reads_only_what_it_skips() {
+    let (_dir, path) = fat32();
+    let long = take("long", 6_000, 3);
+    let want = expected(&long);
+    on_image(
+        image_file(&path),
+        |_| {},
+        async |card| upload(card, &long, None).await.unwrap(),
+    );
+    // The upload's clusters follow one another (a fresh card); move the
+    // middle one elsewhere, so the file is in two runs with a hop between.
+    let mut raw = std::fs::read(&path).unwrap();
+    let at = raw
+        .windows(11)
+        .position(|w| w == b"LONG    TAK")
+        .expect("the directory entry");
+    let word = |b: &[u8], i: usize| u32::from(u16::from_le_bytes([b[i], b[i + 1]]));
+    let first = word(&raw, at + 20) << 16 | word(&raw, at + 26);
+    let boot = START as usize * 512;
+    let per_cluster = usize::from(raw[boot + 13]) * 512;
+    let reserved = word(&raw, boot + 14) as usize;
+    let fats = usize::from(raw[boot + 16]);
+    let fat_size = u32::from_le_bytes(raw[boot + 36..boot + 40].try_into().unwrap()) as usize;
+    let fat = |copy: usize, c: u32| boot + (reserved + copy * fat_size) * 512 + c as usize * 4;
+    let data = |c: u32| boot + (reserved + fats * fat_size) * 512 + (c as usize - 2) * per_cluster;
+    let mut chain = vec![first];
+    loop {
+        let c = *chain.last().unwrap();
+        let e = &raw[fat(0, c)..fat(0, c) + 4];
+        let next = u32::from_le_bytes(e.try_into().unwrap()) & 0x0FFF_FFFF;
+        if next >= 0x0FFF_FFF8 {
+            break;
+        }
+        chain.push(next);
+    }
+    assert!(chain.len() > 100, "{} clusters", chain.len());
+    assert!(
+        chain
+            .iter()
+            .enumerate()
+            .all(|(i, &c)| c == first + i as u32),
+        "the upload is contiguous"
+    );
+    let k = chain.len() / 2;
+    let moved = chain.last().unwrap() + 1000;
+    let (from, to) = (data(chain[k]), data(moved));
+    let bytes = raw[from..from + per_cluster].to_vec();
+    raw[to..to + per_cluster].copy_from_slice(&bytes);
+    // What was there is garbage now: a reader that did not follow the hop
+    // would read it.
+    raw[from..from + per_cluster].fill(0xEE);
+    for copy in 0..fats {
+        for (c, v) in [(chain[k - 1], moved), (moved, chain[k + 1]), (chain[k], 0)] {
+            raw[fat(copy, c)..fat(copy, c) + 4].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    std::fs::write(&path, &raw).unwrap();
+
+    let reads: &'static AtomicU32 = Box::leak(Box::default());
+    let port = SlotBlocks::port(&path, Box::leak(Box::new(AtomicBool::new(true))), reads);
+    let mut card = Card::new(port);
+    let test = async {
+        while !matches!(card.step().await, Scanned::Done) {}
+        assert_eq!(names(&card), ["long"], "{:?}", card.fault());
+        assert_eq!(frames(&mut card, "long").await.unwrap(), want);
+        let mut reader = card.reader("long").unwrap();
+        let mut buf = [0u8; MAX_LEN];
+        // Jumps across the hop, back before it, and on again.
+        for i in [5_990, 3, 4, 2_990, 3_010, 5_999, 0, 4_500] {
+            let entry = card.packet(&mut reader, i, &mut buf).await.unwrap();
+            let got = &buf[..usize::from(entry.len)];
+            assert_eq!(got, &want[i as usize][..], "frame {i}");
+        }
+        // A jump forward sums the entries it skips, not those from the
+        // start: 600 entries of 8 bytes are about 10 blocks; from the start,
+        // 5 600 entries would be about 90.
+        let mut reader = card.reader("long").unwrap();
+        card.packet(&mut reader, 5_000, &mut buf).await.unwrap();
+        let before = reads.load(Ordering::Relaxed);
+        let entry = card.packet(&mut reader, 5_600, &mut buf).await.unwrap();
+        let read = reads.load(Ordering::Relaxed) - before;
+        assert_eq!(&buf[..usize::from(entry.len)], &want[5_600][..]);
+        assert!(read <= 20, "{read} blocks read for a jump of 600 frames");
+    };
+    embassy_futures::block_on(test);
 }
