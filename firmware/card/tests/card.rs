@@ -552,19 +552,8 @@ fn a_file_whose_clusters_end_before_its_size_is_not_listed_and_the_scan_goes_on(
     // SHORT.TAK's chain ends after its first cluster (the FAT says so),
     // while its directory entry still gives its whole size.
     let mut raw = std::fs::read(&path).unwrap();
-    let at = raw
-        .windows(11)
-        .position(|w| w == b"SHORT   TAK")
-        .expect("the directory entry");
-    let word = |b: &[u8], i: usize| u32::from(u16::from_le_bytes([b[i], b[i + 1]]));
-    let first = word(&raw, at + 20) << 16 | word(&raw, at + 26);
-    let boot = START as usize * 512;
-    let reserved = word(&raw, boot + 14) as usize;
-    let fat_size = u32::from_le_bytes(raw[boot + 36..boot + 40].try_into().unwrap()) as usize;
-    for copy in 0..2 {
-        let entry = boot + (reserved + copy * fat_size) * 512 + first as usize * 4;
-        raw[entry..entry + 4].copy_from_slice(&0x0FFF_FFFFu32.to_le_bytes());
-    }
+    let fat = RawFat32::of(&raw, b"SHORT   TAK");
+    fat.set(&mut raw, fat.first, 0x0FFF_FFFF);
     std::fs::write(&path, &raw).unwrap();
     let mut done = false;
     on_image(
@@ -596,27 +585,9 @@ fn a_fragmented_take_reads_right_and_a_seek_forward_reads_only_what_it_skips() {
     // The upload's clusters follow one another (a fresh card); move the
     // middle one elsewhere, so the file is in two runs with a hop between.
     let mut raw = std::fs::read(&path).unwrap();
-    let at = raw
-        .windows(11)
-        .position(|w| w == b"LONG    TAK")
-        .expect("the directory entry");
-    let word = |b: &[u8], i: usize| u32::from(u16::from_le_bytes([b[i], b[i + 1]]));
-    let first = word(&raw, at + 20) << 16 | word(&raw, at + 26);
-    let boot = START as usize * 512;
-    let per_cluster = usize::from(raw[boot + 13]) * 512;
-    let reserved = word(&raw, boot + 14) as usize;
-    let fats = usize::from(raw[boot + 16]);
-    let fat_size = u32::from_le_bytes(raw[boot + 36..boot + 40].try_into().unwrap()) as usize;
-    let fat = |copy: usize, c: u32| boot + (reserved + copy * fat_size) * 512 + c as usize * 4;
-    let data = |c: u32| boot + (reserved + fats * fat_size) * 512 + (c as usize - 2) * per_cluster;
-    let mut chain = vec![first];
-    loop {
-        let c = *chain.last().unwrap();
-        let e = &raw[fat(0, c)..fat(0, c) + 4];
-        let next = u32::from_le_bytes(e.try_into().unwrap()) & 0x0FFF_FFFF;
-        if next >= 0x0FFF_FFF8 {
-            break;
-        }
+    let fat = RawFat32::of(&raw, b"LONG    TAK");
+    let mut chain = vec![fat.first];
+    while let Some(next) = fat.next(&raw, *chain.last().unwrap()) {
         chain.push(next);
     }
     assert!(chain.len() > 100, "{} clusters", chain.len());
@@ -624,22 +595,19 @@ fn a_fragmented_take_reads_right_and_a_seek_forward_reads_only_what_it_skips() {
         chain
             .iter()
             .enumerate()
-            .all(|(i, &c)| c == first + i as u32),
+            .all(|(i, &c)| c == fat.first + i as u32),
         "the upload is contiguous"
     );
     let k = chain.len() / 2;
     let moved = chain.last().unwrap() + 1000;
-    let (from, to) = (data(chain[k]), data(moved));
-    let bytes = raw[from..from + per_cluster].to_vec();
-    raw[to..to + per_cluster].copy_from_slice(&bytes);
+    let (from, to) = (fat.data(chain[k]), fat.data(moved));
+    raw.copy_within(from.clone(), to.start);
     // What was there is garbage now: a reader that did not follow the hop
     // would read it.
-    raw[from..from + per_cluster].fill(0xEE);
-    for copy in 0..fats {
-        for (c, v) in [(chain[k - 1], moved), (moved, chain[k + 1]), (chain[k], 0)] {
-            raw[fat(copy, c)..fat(copy, c) + 4].copy_from_slice(&v.to_le_bytes());
-        }
-    }
+    raw[from].fill(0xEE);
+    fat.set(&mut raw, chain[k - 1], moved);
+    fat.set(&mut raw, moved, chain[k + 1]);
+    fat.set(&mut raw, chain[k], 0);
     std::fs::write(&path, &raw).unwrap();
 
     let reads: &'static AtomicU32 = Box::leak(Box::default());
@@ -669,4 +637,60 @@ fn a_fragmented_take_reads_right_and_a_seek_forward_reads_only_what_it_skips() {
         assert!(read <= 20, "{read} blocks read for a jump of 600 frames");
     };
     embassy_futures::block_on(test);
+}
+
+/// Where things are in the raw bytes of a card image that [`card`] made
+/// FAT32, and a file of its take folder.
+struct RawFat32 {
+    /// The file's first cluster.
+    first: u32,
+    /// Byte offset of each FAT copy.
+    fats: Vec<usize>,
+    /// Byte offset of cluster 2.
+    data: usize,
+    cluster_bytes: usize,
+}
+
+impl RawFat32 {
+    /// The volume of `raw`, and the file whose 8.3 directory name is `name`.
+    fn of(raw: &[u8], name: &[u8; 11]) -> Self {
+        let at = raw
+            .windows(11)
+            .position(|w| w == name)
+            .expect("the directory entry");
+        let word = |i: usize| u32::from(u16::from_le_bytes([raw[i], raw[i + 1]]));
+        let boot = START as usize * 512;
+        let reserved = word(boot + 14) as usize;
+        let size = u32::from_le_bytes(raw[boot + 36..boot + 40].try_into().unwrap()) as usize;
+        let fats: Vec<usize> = (0..usize::from(raw[boot + 16]))
+            .map(|copy| boot + (reserved + copy * size) * 512)
+            .collect();
+        RawFat32 {
+            first: word(at + 20) << 16 | word(at + 26),
+            data: boot + (reserved + fats.len() * size) * 512,
+            fats,
+            cluster_bytes: usize::from(raw[boot + 13]) * 512,
+        }
+    }
+
+    /// The cluster after `c` in the (first) FAT, if the chain goes on.
+    fn next(&self, raw: &[u8], c: u32) -> Option<u32> {
+        let at = self.fats[0] + c as usize * 4;
+        let next = u32::from_le_bytes(raw[at..at + 4].try_into().unwrap()) & 0x0FFF_FFFF;
+        (next < 0x0FFF_FFF8).then_some(next)
+    }
+
+    /// Sets cluster `c`'s entry to `value` in every FAT copy.
+    fn set(&self, raw: &mut [u8], c: u32, value: u32) {
+        for fat in &self.fats {
+            let at = fat + c as usize * 4;
+            raw[at..at + 4].copy_from_slice(&value.to_le_bytes());
+        }
+    }
+
+    /// Cluster `c`'s bytes.
+    fn data(&self, c: u32) -> std::ops::Range<usize> {
+        let at = self.data + (c as usize - 2) * self.cluster_bytes;
+        at..at + self.cluster_bytes
+    }
 }
