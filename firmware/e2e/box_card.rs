@@ -118,14 +118,17 @@ fn the_long_card_take_plays_near_its_end_by_chase_exactly_under_stalls() {
     let got = arrivals(&socket, t0 + STRETCH);
     thread.join().unwrap();
     b.llv(&["box", "{box}", "stop"]).success();
-    // Frames sent before the lock settled are not part of the stretch: from
-    // the first frame at or after 28:31 on.
+    // Frames sent before the lock settled are not part of the stretch (the
+    // first locate sums 100 000 entries from the card, and the chase
+    // locates on from there): from the first frame 28:32 or more into the
+    // take on.
+    let expected = llv_packets(&long);
+    let start_us = media_us(&expected[0]);
     let from = got
         .iter()
-        .position(|a| media_us(&a.bytes) >= 1711.0e6)
-        .expect("frames past 28:31");
+        .position(|a| media_us(&a.bytes) - start_us >= 1712.0e6)
+        .expect("frames past 28:32");
     let got = &got[from..];
-    let expected = llv_packets(&long);
     let k = assert_stretch(got, &expected);
     assert!((102_000..103_500).contains(&k), "starts at frame {k}");
     assert!(
