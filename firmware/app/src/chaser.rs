@@ -12,8 +12,8 @@ use llv_core::artnet::Label;
 use llv_core::packet::{FaceFrame, MAX_LEN};
 use llv_core::settings::Target;
 
-use crate::player::{begin, PlayError, PlayReport, LATE_AFTER_US};
-use crate::sink::{Offer, PacketSink};
+use crate::player::{begin, send, PlayError, PlayReport, LATE_AFTER_US};
+use crate::sink::PacketSink;
 use crate::source::FrameSource;
 use crate::timecode::Timecode;
 
@@ -69,15 +69,7 @@ pub async fn chase<S: FrameSource, K: PacketSink>(
                             }
                             report.max_late_us = report.max_late_us.max(u64::from(late));
                         }
-                        let packet = &buf[..frame.len.min(MAX_LEN)];
-                        for (i, counts) in report.targets.iter_mut().enumerate() {
-                            match sink.offer(i, packet) {
-                                Offer::Queued => counts.sent += 1,
-                                Offer::Full | Offer::Refused => counts.dropped += 1,
-                            }
-                        }
-                        report.frames += 1;
-                        report.frame = index;
+                        send(sink, &mut report, index, &buf[..frame.len.min(MAX_LEN)]);
                         sent = Some((index, frame.time_us));
                     }
                     match index + 1 {

@@ -112,6 +112,24 @@ pub(crate) fn begin<S: FrameSource, K: PacketSink>(
     Ok((count, report))
 }
 
+/// Offers frame `index`'s `packet` to every target of `sink`, counting what
+/// each queued or dropped in `report`.
+pub(crate) fn send<K: PacketSink>(
+    sink: &mut K,
+    report: &mut PlayReport,
+    index: u32,
+    packet: &[u8],
+) {
+    for (i, counts) in report.targets.iter_mut().enumerate() {
+        match sink.offer(i, packet) {
+            Offer::Queued => counts.sent += 1,
+            Offer::Full | Offer::Refused => counts.dropped += 1,
+        }
+    }
+    report.frames += 1;
+    report.frame = index;
+}
+
 /// Plays `source` to `targets` (at most [`MAX_TARGETS`]) through `sink`,
 /// `loops` times, then waits up to [`FLUSH_TIMEOUT`] for the queues to drain.
 /// Frame 0 is due at `start` (a time already past plays on that schedule),
@@ -157,15 +175,7 @@ pub async fn play<S: FrameSource, K: PacketSink>(
                 report.late_frames += 1;
             }
             report.max_late_us = report.max_late_us.max(late);
-            let packet = &buf[..frame.len.min(MAX_LEN)];
-            for (i, counts) in report.targets.iter_mut().enumerate() {
-                match sink.offer(i, packet) {
-                    Offer::Queued => counts.sent += 1,
-                    Offer::Full | Offer::Refused => counts.dropped += 1,
-                }
-            }
-            report.frames += 1;
-            report.frame = index;
+            send(sink, &mut report, index, &buf[..frame.len.min(MAX_LEN)]);
             progress(&report);
         }
         loop_index += 1;
