@@ -294,14 +294,7 @@ fn bad_uploads_are_refused_and_bad_files_not_listed() {
 fn a_card_pulled_out_stops_its_reads_and_comes_back_when_put_in() {
     let (_dir, path) = fat32();
     let show = take("show", 200, 0);
-    on_image(
-        image_file(&path),
-        |_| {},
-        async |card| upload(card, &show, None).await.unwrap(),
-    );
-    let slot: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(true)));
-    let port = SlotBlocks::port(&path, slot, Box::leak(Box::default()));
-    let mut card = Card::new(port);
+    let (slot, mut card) = in_slot(&path, &show);
     let test = async {
         while !matches!(card.step().await, Scanned::Done) {}
         let mut reader = card.reader("show").unwrap();
@@ -340,6 +333,19 @@ fn a_card_pulled_out_stops_its_reads_and_comes_back_when_put_in() {
         assert_eq!(frames(&mut card, "show").await.unwrap(), expected(&show));
     };
     embassy_futures::block_on(test);
+}
+
+/// A card holding only `image` (uploaded to the image at `path`), in a slot
+/// the test empties and fills through the flag returned.
+fn in_slot(path: &Path, image: &[u8]) -> (&'static AtomicBool, Card<SlotBlocks>) {
+    on_image(
+        image_file(path),
+        |_| {},
+        async |card| upload(card, image, None).await.unwrap(),
+    );
+    let slot: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(true)));
+    let port = SlotBlocks::port(path, slot, Box::leak(Box::default()));
+    (slot, Card::new(port))
 }
 
 /// The image behind a slot the test empties and fills, counting block reads.
@@ -503,14 +509,7 @@ fn an_upload_cut_by_a_power_loss_is_deleted_at_the_next_mount() {
 fn a_card_pulled_out_while_nothing_reads_it_is_found_gone_by_the_keeper() {
     let (_dir, path) = fat32();
     let show = take("show", 50, 3);
-    on_image(
-        image_file(&path),
-        |_| {},
-        async |card| upload(card, &show, None).await.unwrap(),
-    );
-    let slot: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(true)));
-    let port = SlotBlocks::port(&path, slot, Box::leak(Box::default()));
-    let mut card = Card::new(port);
+    let (slot, mut card) = in_slot(&path, &show);
     embassy_futures::block_on(async {
         while !matches!(card.step().await, Scanned::Done) {}
         let mut reader = card.reader("show").unwrap();
