@@ -332,7 +332,7 @@ impl ArtTimeCode {
         }
         let dropped = self.kind == TimecodeKind::DropFrame2997
             && self.seconds == 0
-            && self.minutes % 10 != 0
+            && !self.minutes.is_multiple_of(10)
             && self.frames < 2;
         if self.frames >= self.kind.base() || dropped {
             return Err(ArtError::Frames(self.frames));

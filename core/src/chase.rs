@@ -17,7 +17,6 @@
 //! clocks, and tests feed it invented ones.
 
 use crate::artnet::{ArtError, ArtTimeCode, Label};
-use crate::control::ChaseStatus;
 
 /// What the chase does when freewheel runs out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -309,4 +308,19 @@ impl Follower {
             bad_packets: self.bad,
         }
     }
+}
+
+/// How a playback that follows timecode stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ChaseStatus {
+    /// Waiting, locking, locked, freewheel, stopped or held.
+    pub state: ChaseState,
+    /// The last valid timecode received on the followed stream.
+    pub timecode: Option<ArtTimeCode>,
+    /// Jumps in the timecode the playback followed at once.
+    pub locates: u32,
+    /// Valid timecode frames received on the followed stream.
+    pub timecode_frames: u32,
+    /// Datagrams on the timecode port that were not valid timecode, ignored.
+    pub bad_packets: u32,
 }

@@ -15,17 +15,14 @@ use core::fmt;
 use heapless::{String, Vec};
 use serde::{Deserialize, Serialize};
 
-use crate::artnet::ArtTimeCode;
-use crate::chase::ChaseState;
+pub use crate::chase::ChaseStatus;
+pub use crate::ports::{CONTROL_PORT, LIVE_LINK_PORT};
 use crate::settings::{ChaseSpec, Setting, Settings, Target, MAX_CHANGES, MAX_TARGETS};
+pub use crate::take::MAX_CHUNK;
 use crate::take::NAME_LEN;
 
 /// The protocol version this code speaks.
 pub const PROTOCOL_VERSION: u16 = 5;
-/// The UDP port Live Link receivers (Unreal, `llv record`) listen on by default.
-pub const LIVE_LINK_PORT: u16 = 11111;
-/// The box's TCP control port.
-pub const CONTROL_PORT: u16 = 11113;
 /// Bytes of the length prefix in front of every message.
 pub const PREFIX_LEN: usize = 2;
 /// Largest message body in bytes; a longer one is refused with [`ErrorCode::TooLarge`].
@@ -33,8 +30,6 @@ pub const MAX_FRAME: usize = 2048;
 /// Largest response body the box sends (a list of [`MAX_TAKES`] takes is
 /// the longest, about 780 bytes); a box's response buffer needs no more.
 pub const MAX_RESPONSE: usize = 1024;
-/// Largest `data` of one [`Request::UploadChunk`].
-pub const MAX_CHUNK: usize = 1024;
 /// Most takes a box lists (and stores).
 pub const MAX_TAKES: usize = 16;
 /// Longest firmware version string.
@@ -229,21 +224,6 @@ pub struct Playing {
     pub targets: Vec<TargetCounts, MAX_TARGETS>,
     /// How the chase stands, when the take follows timecode.
     pub chase: Option<ChaseStatus>,
-}
-
-/// How a playback that follows timecode stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ChaseStatus {
-    /// Waiting, locking, locked, freewheel, stopped or held.
-    pub state: ChaseState,
-    /// The last valid timecode received on the followed stream.
-    pub timecode: Option<ArtTimeCode>,
-    /// Jumps in the timecode the playback followed at once.
-    pub locates: u32,
-    /// Valid timecode frames received on the followed stream.
-    pub timecode_frames: u32,
-    /// Datagrams on the timecode port that were not valid timecode, ignored.
-    pub bad_packets: u32,
 }
 
 /// What one playback target got.

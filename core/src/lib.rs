@@ -14,6 +14,7 @@
 //! - [`artnet`]: Art-Net timecode packets and timecode frame arithmetic.
 //! - [`chase`]: following a show's timecode on a local clock.
 //! - [`osc`]: Open Sound Control messages, bundles and stream framings, for show tools.
+//! - [`ports`]: the ports llv's parts meet on.
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -27,6 +28,7 @@ pub mod llv_file;
 pub mod osc;
 pub mod pacing;
 pub mod packet;
+pub mod ports;
 pub mod settings;
 pub mod take;
 pub mod time;

@@ -58,7 +58,7 @@ pub fn encode<'o>(packet: &[u8], out: &'o mut [u8]) -> Result<&'o str, LineError
 
 /// Decodes one line (no line ending) into `out`; returns the packet bytes.
 pub fn decode<'o>(line: &[u8], out: &'o mut [u8; MAX_LEN]) -> Result<&'o [u8], LineError> {
-    if line.len() % 4 != 0 {
+    if !line.len().is_multiple_of(4) {
         if let Some(column) = line.iter().position(|b| !is_base64(*b)) {
             return Err(bad_character(line, column));
         }

@@ -13,7 +13,7 @@
 //!   without a type tag string (OSC 1.0's oldest senders) has no arguments.
 //! - [`encode_message`] and [`BundleWriter`] write into a caller's buffer.
 //! - Over TCP, OSC 1.1 frames packets with SLIP (RFC 1055, an `END` byte on
-//!   both sides of each packet: [`slip_encode`], [`SlipDecoder`]) and OSC 1.0
+//!   both sides of each packet: [`FrameWriter`], [`SlipDecoder`]) and OSC 1.0
 //!   with a big-endian int32 size in front ([`size_prefix_encode`]). The first
 //!   byte of a connection tells them apart ([`Framing::detect`]).
 
@@ -574,7 +574,7 @@ impl<'o> BundleWriter<'o> {
 
     /// Appends an already encoded packet (a message or a bundle).
     pub fn packet(&mut self, packet: &[u8]) -> Result<(), OscError> {
-        if packet.is_empty() || packet.len() % 4 != 0 {
+        if packet.is_empty() || !packet.len().is_multiple_of(4) {
             return Err(OscError::Size);
         }
         let size_at = self.out.len;
@@ -619,36 +619,120 @@ impl Framing {
 
     /// Writes `packet` framed this way into `out`; returns the frame's length.
     pub fn encode(self, packet: &[u8], out: &mut [u8]) -> Result<usize, OscError> {
-        match self {
-            Framing::Slip => slip_encode(packet, out),
-            Framing::SizePrefix => size_prefix_encode(packet, out),
+        if self == Framing::SizePrefix && i32::try_from(packet.len()).is_err() {
+            return Err(OscError::Size);
         }
+        let mut frame = FrameWriter::new(self, packet);
+        let mut len = 0;
+        while !frame.is_done() {
+            let rest = out.get_mut(len..).ok_or(OscError::BufferTooSmall)?;
+            match frame.next_chunk(rest) {
+                0 => return Err(OscError::BufferTooSmall),
+                n => len += n,
+            }
+        }
+        Ok(len)
     }
 }
 
 /// Writes `packet` as a SLIP frame (`END`, the escaped bytes, `END`) into
 /// `out`; returns the frame's length.
 pub fn slip_encode(packet: &[u8], out: &mut [u8]) -> Result<usize, OscError> {
-    let mut o = Out { buf: out, len: 0 };
-    o.put(&[SLIP_END])?;
-    for &b in packet {
-        match b {
-            SLIP_END => o.put(&[SLIP_ESC, SLIP_ESC_END])?,
-            SLIP_ESC => o.put(&[SLIP_ESC, SLIP_ESC_ESC])?,
-            b => o.put(&[b])?,
-        }
-    }
-    o.put(&[SLIP_END])?;
-    Ok(o.len)
+    Framing::Slip.encode(packet, out)
 }
 
 /// Writes `packet` after its big-endian int32 size into `out`; returns the frame's length.
 pub fn size_prefix_encode(packet: &[u8], out: &mut [u8]) -> Result<usize, OscError> {
-    let size = i32::try_from(packet.len()).map_err(|_| OscError::Size)?;
-    let mut o = Out { buf: out, len: 0 };
-    o.put(&size.to_be_bytes())?;
-    o.put(packet)?;
-    Ok(o.len)
+    Framing::SizePrefix.encode(packet, out)
+}
+
+/// Frames one packet piece by piece into a small buffer, for a stream
+/// written in chunks (the box's TCP door writes 64 bytes at a time).
+#[derive(Clone, Debug)]
+pub struct FrameWriter<'p> {
+    framing: Framing,
+    packet: &'p [u8],
+    /// Frame bytes written so far, counted in the frame: the SLIP `END` or
+    /// the size prefix first, then the packet.
+    at: usize,
+    done: bool,
+}
+
+impl<'p> FrameWriter<'p> {
+    /// A frame of `packet` in `framing`.
+    pub fn new(framing: Framing, packet: &'p [u8]) -> Self {
+        FrameWriter {
+            framing,
+            packet,
+            at: 0,
+            done: false,
+        }
+    }
+
+    /// Whether the whole frame was written.
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// Writes the frame's next bytes into `out`; returns how many (0 when
+    /// the frame is done, or `out` cannot take the next piece: a SLIP escape
+    /// needs two bytes, a size prefix four).
+    pub fn next_chunk(&mut self, out: &mut [u8]) -> usize {
+        match self.framing {
+            Framing::Slip => self.slip(out),
+            Framing::SizePrefix => self.size_prefixed(out),
+        }
+    }
+
+    fn slip(&mut self, out: &mut [u8]) -> usize {
+        let mut n = 0;
+        // Frame position 0 is the leading END, 1..=len the packet, len + 1 the END after it.
+        while !self.done {
+            let piece: &[u8] = match self.at.checked_sub(1) {
+                None => &[SLIP_END],
+                Some(i) => match self.packet.get(i) {
+                    Some(&SLIP_END) => &[SLIP_ESC, SLIP_ESC_END],
+                    Some(&SLIP_ESC) => &[SLIP_ESC, SLIP_ESC_ESC],
+                    Some(b) => core::slice::from_ref(b),
+                    None => &[SLIP_END],
+                },
+            };
+            let Some(dst) = out.get_mut(n..n + piece.len()) else {
+                break;
+            };
+            dst.copy_from_slice(piece);
+            n += piece.len();
+            self.at += 1;
+            self.done = self.at > self.packet.len() + 1;
+        }
+        n
+    }
+
+    fn size_prefixed(&mut self, out: &mut [u8]) -> usize {
+        if self.done {
+            return 0;
+        }
+        if self.at == 0 {
+            let Ok(size) = i32::try_from(self.packet.len()) else {
+                // Not a frame OSC 1.0 can carry: nothing to write.
+                self.done = true;
+                return 0;
+            };
+            let Some(dst) = out.get_mut(..SIZE_PREFIX_LEN) else {
+                return 0;
+            };
+            dst.copy_from_slice(&size.to_be_bytes());
+            self.at = SIZE_PREFIX_LEN;
+            self.done = self.packet.is_empty();
+            return SIZE_PREFIX_LEN;
+        }
+        let rest = self.packet.get(self.at - SIZE_PREFIX_LEN..).unwrap_or(&[]);
+        let n = rest.len().min(out.len());
+        out[..n].copy_from_slice(&rest[..n]);
+        self.at += n;
+        self.done = self.at - SIZE_PREFIX_LEN >= self.packet.len();
+        n
+    }
 }
 
 /// The packet size an OSC 1.0 stream announces; `None` for a negative size.

@@ -15,6 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::artnet::Label;
 use crate::chase::{AfterFreewheel, ChaseConfig};
+use crate::ports::CONTROL_PORT;
+pub use crate::ports::{MDNS_PORT, OSC_PORT};
 use crate::take::NAME_LEN;
 
 /// Most playback targets.
@@ -27,10 +29,6 @@ pub const SUBJECT_LEN: usize = 64;
 pub const MAX_CHANGES: usize = 8;
 /// Longest box name in bytes (one DNS label of `NAME.local`).
 pub const BOX_NAME_LEN: usize = 32;
-/// The port (UDP and TCP) the box listens for OSC on unless the settings say another.
-pub const OSC_PORT: u16 = 11114;
-/// The mDNS port, which no other service of the box may take.
-pub const MDNS_PORT: u16 = 5353;
 
 /// A UDP destination for playback: IPv4 address and port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -244,7 +242,7 @@ impl fmt::Display for SettingError {
             SettingError::Port(p) => write!(
                 f,
                 "port {p}: not 0, and an OSC port is not the control port {} or mDNS {MDNS_PORT}",
-                crate::control::CONTROL_PORT
+                CONTROL_PORT
             ),
             SettingError::Chase => write!(
                 f,
@@ -344,7 +342,7 @@ impl Settings {
             check_box_name(name)?;
         }
         if let Some(p) = self.osc_port {
-            if p == 0 || p == crate::control::CONTROL_PORT || p == MDNS_PORT {
+            if p == 0 || p == CONTROL_PORT || p == MDNS_PORT {
                 return Err(SettingError::Port(p));
             }
         }

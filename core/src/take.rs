@@ -19,7 +19,8 @@
 //! length as u16, reserved u16), then the packets back to back.
 //!
 //! [`build_image`] turns face packets into an image by the one timing rule the
-//! host (`llv flash`) and the firmware's built-in take share.
+//! host (`llv flash`) and the firmware's built-in take share; [`upload`] is
+//! how an image arrives at any library ([`Upload`]).
 
 use core::fmt;
 
@@ -29,6 +30,9 @@ use heapless::String;
 use crate::pacing::FrameClock;
 use crate::packet::{DecodeError, Packet, MAX_LEN, MIN_LEN};
 use crate::time::FrameRate;
+
+pub mod upload;
+pub use upload::{Upload, UploadError, MAX_CHUNK};
 
 /// The image's first eight bytes.
 pub const MAGIC: [u8; 8] = *b"LLVTAKE\0";
