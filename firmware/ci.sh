@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Firmware CI: format check, release builds of both boards, clippy with
 # warnings as errors on every firmware crate, the host tests of the app and
-# the take store and the control protocol, and the image sizes. Needs Rust stable with the thumbv7em-none-eabihf target,
+# the take store, and the image sizes. (The session and the card library,
+# shared with the host, are tested in the root workspace.) Needs Rust stable with the thumbv7em-none-eabihf target,
 # gcc, python3 and mkfs.fat (dosfstools, for the card tests). The QEMU
 # end-to-end test lives in the root `tests` crate.
 set -euo pipefail
@@ -28,9 +29,9 @@ cargo build --release -p llv-box-nucleo
 
 step "clippy llv-box (host, with tests)"
 cargo clippy -p llv-box --all-targets --features builtin --target "$host" -- -D warnings
-step "clippy llv-box-store and llv-box-control (host, with tests; and for the board with defmt)"
-cargo clippy -p llv-box-store -p llv-box-control -p llv-box-card -p llv-hal-stm32h7 --all-targets --features llv-box-card/std --target "$host" -- -D warnings
-cargo clippy -p llv-box-store -p llv-box-control -p llv-box-card --features llv-box-store/defmt,llv-box-control/defmt,llv-box-card/defmt -- -D warnings
+step "clippy llv-box-store and llv-hal-stm32h7 (host, with tests); the store for the board with defmt"
+cargo clippy -p llv-box-store -p llv-hal-stm32h7 --all-targets --target "$host" -- -D warnings
+cargo clippy -p llv-box-store --features defmt -- -D warnings
 step "clippy llv-hal-mps2"
 cargo clippy --release -p llv-hal-mps2 -- -D warnings
 step "clippy llv-box-qemu"
@@ -39,8 +40,8 @@ cargo clippy --release -p llv-box-qemu --all-targets --features test-faults -- -
 step "clippy llv-box-nucleo"
 cargo clippy --release -p llv-box-nucleo --all-targets -- -D warnings
 
-step "host tests: llv-box, llv-box-control, llv-box-store, llv-hal-stm32h7 ($host)"
-cargo test -p llv-box -p llv-box-control -p llv-box-store -p llv-box-card -p llv-hal-stm32h7 --features llv-box/builtin,llv-box-card/std --target "$host"
+step "host tests: llv-box, llv-box-store, llv-hal-stm32h7 ($host)"
+cargo test -p llv-box -p llv-box-store -p llv-hal-stm32h7 --features llv-box/builtin --target "$host"
 
 step "NUCLEO-H743ZI2 image size (budget: 192 KiB of flash, 128 KiB of static RAM)"
 python3 tools/elf_size.py --budget 192 128 target/thumbv7em-none-eabihf/release/llv-box-nucleo

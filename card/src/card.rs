@@ -32,7 +32,9 @@ use embedded_sdmmc::{
 use heapless::{String, Vec};
 use llv_core::control::MAX_TAKES;
 use llv_core::packet::MAX_LEN;
-use llv_core::take::{FrameEntry, ImageCheck, TakeError, TakeHeader, ENTRY_LEN, MAGIC, NAME_LEN};
+use llv_core::take::{
+    FrameEntry, ImageCheck, TakeError, TakeHeader, UploadError, ENTRY_LEN, MAGIC, NAME_LEN,
+};
 
 use crate::names::{file_name, from_short, is_take_file, DIR, FILE_LEN};
 use crate::port::{BlockError, CardPort, Dev, Slot, BLOCK};
@@ -90,26 +92,10 @@ pub enum CardError {
     Busy,
     /// No upload of that id.
     NoUpload,
-    /// A chunk at another offset than the next expected one.
-    Order {
-        /// The next offset expected.
-        expected: u32,
-    },
-    /// More bytes than announced.
-    TooLong,
-    /// Commit before all bytes arrived.
-    Incomplete {
-        /// Bytes received.
-        received: u32,
-        /// Bytes announced.
-        total: u32,
-    },
-    /// The image is not a valid take.
+    /// The upload breaks the upload contract (order, length, name, CRC, image).
+    Upload(UploadError),
+    /// A file on the card is not a valid take.
     Image(TakeError),
-    /// The image's name differs from the upload's, or its CRC from the announced one.
-    NameMismatch,
-    /// The take name is empty or longer than 32 bytes.
-    BadName,
 }
 
 impl fmt::Display for CardError {
@@ -123,14 +109,8 @@ impl fmt::Display for CardError {
             CardError::NoSpace => f.write_str("the card is full"),
             CardError::Busy => f.write_str("another upload to the card is in progress"),
             CardError::NoUpload => f.write_str("no upload in progress"),
-            CardError::Order { expected } => write!(f, "expected a chunk at offset {expected}"),
-            CardError::TooLong => f.write_str("more bytes than announced"),
-            CardError::Incomplete { received, total } => {
-                write!(f, "received {received} of {total} bytes")
-            }
+            CardError::Upload(e) => write!(f, "{e}"),
             CardError::Image(e) => write!(f, "{e}"),
-            CardError::NameMismatch => f.write_str("image name or CRC differs from the upload's"),
-            CardError::BadName => write!(f, "name must be 1..={NAME_LEN} bytes"),
         }
     }
 }
@@ -138,6 +118,12 @@ impl fmt::Display for CardError {
 impl From<TakeError> for CardError {
     fn from(e: TakeError) -> Self {
         CardError::Image(e)
+    }
+}
+
+impl From<UploadError> for CardError {
+    fn from(e: UploadError) -> Self {
+        CardError::Upload(e)
     }
 }
 
@@ -373,13 +359,10 @@ struct Scan {
 
 struct Upload {
     id: u32,
-    name: String<NAME_LEN>,
+    /// The contract every library keeps: order, length, name, CRC, image.
+    contract: llv_core::take::Upload,
     file: String<FILE_LEN>,
-    crc32: u32,
-    total: u32,
-    received: u32,
     handle: RawFile,
-    check: ImageCheck,
 }
 
 struct Mounted {
@@ -858,10 +841,7 @@ impl<D: Slot> Card<D> {
         if self.upload.is_some() {
             return Err(CardError::Busy);
         }
-        let mut owned = String::new();
-        if name.is_empty() || owned.push_str(name).is_err() {
-            return Err(CardError::BadName);
-        }
+        let contract = llv_core::take::Upload::begin(name, total_len, crc32)?;
         let replaces = self.takes.iter().any(|t| t.header.name == name);
         if self.takes.is_full() && !replaces {
             return Err(CardError::Full);
@@ -871,13 +851,9 @@ impl<D: Slot> Card<D> {
         self.serial = self.serial.wrapping_add(1);
         self.upload = Some(Upload {
             id: self.serial,
-            name: owned,
+            contract,
             file,
-            crc32,
-            total: total_len,
-            received: 0,
             handle,
-            check: ImageCheck::default(),
         });
         Ok(self.serial)
     }
@@ -905,26 +881,17 @@ impl<D: Slot> Card<D> {
     /// Writes the next chunk of upload `id` at image offset `offset`.
     pub fn write_chunk(&mut self, id: u32, offset: u32, data: &[u8]) -> Result<(), CardError> {
         let up = self.upload_of(id)?;
-        if offset != up.received {
-            return Err(CardError::Order {
-                expected: up.received,
-            });
-        }
-        if u64::from(offset) + data.len() as u64 > u64::from(up.total) {
-            return Err(CardError::TooLong);
-        }
-        if let Err(e) = up.check.update(data) {
-            self.abort_upload(id);
+        let (handle, at) = (up.handle, up.contract.received());
+        if let Err(e) = up.contract.chunk(offset, data) {
+            if e.is_fatal() {
+                self.abort_upload(id);
+            }
             return Err(e.into());
         }
-        let (handle, received) = (up.handle, up.received);
-        if let Err(e) = write_upload(&self.fs, handle, received, data) {
+        if let Err(e) = write_upload(&self.fs, handle, at, data) {
             let e = self.error(e, None);
             self.abort_upload(id);
             return Err(e);
-        }
-        if let Some(up) = self.upload.as_mut() {
-            up.received += data.len() as u32;
         }
         Ok(())
     }
@@ -933,25 +900,21 @@ impl<D: Slot> Card<D> {
     /// same name); returns its header.
     pub async fn commit_upload(&mut self, id: u32) -> Result<TakeHeader, CardError> {
         let up = self.upload_of(id)?;
-        if up.received != up.total {
-            return Err(CardError::Incomplete {
-                received: up.received,
-                total: up.total,
-            });
+        if !up.contract.is_complete() {
+            return Err(CardError::Upload(UploadError::Incomplete {
+                received: up.contract.received(),
+                total: up.contract.total(),
+            }));
         }
-        let header = match core::mem::take(&mut up.check).finish() {
-            Ok(h) if h.name == up.name && h.crc32 == up.crc32 => h,
-            Ok(_) => {
-                self.abort_upload(id);
-                return Err(CardError::NameMismatch);
-            }
-            Err(e) => {
-                self.abort_upload(id);
-                return Err(e.into());
-            }
-        };
         let Some(up) = self.upload.take() else {
             return Err(CardError::NoUpload);
+        };
+        let header = match up.contract.finish() {
+            Ok(h) => h,
+            Err(e) => {
+                self.discard(up.handle, &up.file);
+                return Err(e.into());
+            }
         };
         let old = self.takes.iter().position(|t| t.header.name == header.name);
         let replaced = old.and_then(|i| self.takes.get(i)).map(|t| t.file.clone());
@@ -1004,12 +967,16 @@ impl<D: Slot> Card<D> {
         if !self.uploading(id) {
             return;
         }
-        let Some(up) = self.upload.take() else {
-            return;
-        };
+        if let Some(up) = self.upload.take() {
+            self.discard(up.handle, &up.file);
+        }
+    }
+
+    /// Closes and deletes an upload's file.
+    fn discard(&mut self, handle: RawFile, file: &str) {
         let removed = self.folder().and_then(|dir| {
-            self.fs.close_file(up.handle)?;
-            remove(&self.fs, dir, &up.file)
+            self.fs.close_file(handle)?;
+            remove(&self.fs, dir, file)
         });
         if let Err(e) = removed {
             let _ = self.error(e, None);

@@ -7,11 +7,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
-use llv_box_card::image::{on_image, ImageFile};
-use llv_box_card::names::DIR;
-use llv_box_card::{Card, CardError, CardFault, CardPort, Scanned};
+use llv_card::image::{on_image, ImageFile};
+use llv_card::names::DIR;
+use llv_card::{Card, CardError, CardFault, CardPort, Scanned};
 use llv_core::packet::{FaceFrame, MAX_LEN};
-use llv_core::take::{image_len, ImageWriter, TakeImage};
+use llv_core::take::{image_len, ImageWriter, TakeImage, UploadError};
 use llv_core::time::{FrameRate, FrameTime};
 
 /// Where the partition starts (as SD cards have it: 1 MiB in).
@@ -105,7 +105,7 @@ fn take(name: &str, frames: u32, seed: i32) -> Vec<u8> {
 
 /// Uploads `image` as the box does, in 1 KiB chunks; `cut_at` stops after that many bytes.
 async fn upload(
-    card: &mut Card<impl llv_box_card::Slot>,
+    card: &mut Card<impl llv_card::Slot>,
     image: &[u8],
     cut_at: Option<usize>,
 ) -> Result<(), CardError> {
@@ -123,7 +123,7 @@ async fn upload(
 
 /// Every frame of the card take `name`, read as the player does.
 async fn frames(
-    card: &mut Card<impl llv_box_card::Slot>,
+    card: &mut Card<impl llv_card::Slot>,
     name: &str,
 ) -> Result<Vec<Vec<u8>>, CardError> {
     let mut reader = card.reader(name).ok_or(CardError::NotFound)?;
@@ -144,7 +144,7 @@ fn expected(image: &[u8]) -> Vec<Vec<u8>> {
         .collect()
 }
 
-fn names(card: &Card<impl llv_box_card::Slot>) -> Vec<String> {
+fn names(card: &Card<impl llv_card::Slot>) -> Vec<String> {
     card.takes()
         .iter()
         .map(|t| t.header.name.to_string())
@@ -250,13 +250,16 @@ fn bad_uploads_are_refused_and_bad_files_not_listed() {
             bad[last] ^= 1;
             let err = upload(card, &bad, None).await.unwrap_err();
             assert!(
-                matches!(err, CardError::Image(llv_core::take::TakeError::Crc { .. })),
+                matches!(
+                    err,
+                    CardError::Upload(UploadError::Image(llv_core::take::TakeError::Crc { .. }))
+                ),
                 "{err:?}"
             );
-            let id = card.begin_upload("good", 100, 0).unwrap();
+            let id = card.begin_upload("good", 1000, 0).unwrap();
             assert_eq!(
                 card.write_chunk(id, 8, &[0; 8]),
-                Err(CardError::Order { expected: 0 })
+                Err(CardError::Upload(UploadError::Order { expected: 0 }))
             );
             card.abort_upload(id);
             upload(card, &good, None).await.unwrap();
@@ -322,12 +325,12 @@ fn a_card_pulled_out_stops_its_reads_and_comes_back_when_put_in() {
             Err(CardError::Removed)
         );
         // Nothing comes back while the slot is empty.
-        embassy_time::MockDriver::get().advance(llv_box_card::card::LOOK_EVERY);
+        embassy_time::MockDriver::get().advance(llv_card::card::LOOK_EVERY);
         assert_eq!(card.step().await, Scanned::Idle);
         assert!(!card.mounted());
         slot.store(true, Ordering::Relaxed);
         // The slot is looked at again after LOOK_EVERY.
-        embassy_time::MockDriver::get().advance(llv_box_card::card::LOOK_EVERY);
+        embassy_time::MockDriver::get().advance(llv_card::card::LOOK_EVERY);
         while !matches!(card.step().await, Scanned::Done) {}
         assert_eq!(card.fault(), None);
         assert_eq!(frames(&mut card, "show").await.unwrap(), expected(&show));
@@ -370,7 +373,7 @@ impl SlotBlocks {
     }
 }
 
-impl llv_box_card::Blocks for SlotBlocks {
+impl llv_card::Blocks for SlotBlocks {
     async fn present(&mut self) -> Option<u64> {
         self.image.inserted = self.slot.load(Ordering::Relaxed);
         self.image.present().await
@@ -378,8 +381,8 @@ impl llv_box_card::Blocks for SlotBlocks {
     async fn read(
         &mut self,
         block: u64,
-        buf: &mut llv_box_card::BlockBuf,
-    ) -> Result<(), llv_box_card::BlockError> {
+        buf: &mut llv_card::BlockBuf,
+    ) -> Result<(), llv_card::BlockError> {
         self.image.inserted = self.slot.load(Ordering::Relaxed);
         self.reads.fetch_add(1, Ordering::Relaxed);
         self.image.read(block, buf).await
@@ -387,8 +390,8 @@ impl llv_box_card::Blocks for SlotBlocks {
     async fn write(
         &mut self,
         block: u64,
-        buf: &llv_box_card::BlockBuf,
-    ) -> Result<(), llv_box_card::BlockError> {
+        buf: &llv_card::BlockBuf,
+    ) -> Result<(), llv_card::BlockError> {
         self.image.inserted = self.slot.load(Ordering::Relaxed);
         self.image.write(block, buf).await
     }
@@ -515,7 +518,7 @@ fn a_card_pulled_out_while_nothing_reads_it_is_found_gone_by_the_keeper() {
         let mut reader = card.reader("show").unwrap();
         slot.store(false, Ordering::Relaxed);
         // The keeper's next look reads the card, finds it gone, unlists it.
-        embassy_time::MockDriver::get().advance(llv_box_card::card::LOOK_EVERY);
+        embassy_time::MockDriver::get().advance(llv_card::card::LOOK_EVERY);
         assert_eq!(card.step().await, Scanned::Idle);
         assert!(!card.mounted());
         assert!(card.takes().is_empty());

@@ -9,56 +9,18 @@
 //! arrive whole within [`Limits::frame`] of its first byte, and an
 //! authenticated connection idle for [`Limits::idle`] is closed. A refused
 //! `Hello` ends the connection; a wrong token first waits out its
-//! [`Penalties`] delay.
+//! [`crate::penalty::Penalties`] delay.
 
 use core::sync::atomic::{AtomicBool, Ordering};
 
 use embassy_sync::blocking_mutex::raw::RawMutex;
-use embassy_sync::mutex::Mutex;
-use embassy_time::{with_deadline, Duration, Instant, Timer};
+use embassy_time::{with_deadline, Instant, Timer};
 use embedded_io_async::{Read, ReadExactError, Write};
 use llv_core::control::{body_len, MAX_FRAME, PREFIX_LEN};
 
+use crate::door::{Control, Ended, READ_AHEAD_POLL};
 use crate::library::TakeLibrary;
-use crate::penalty::Penalties;
-use crate::session::{Device, Session, Verdict, RESPONSE_BUF};
-
-/// How long a connection may take.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
-    /// From opening to an accepted `Hello`.
-    pub hello: Duration,
-    /// From a frame's first byte to its last.
-    pub frame: Duration,
-    /// Between frames, once authenticated.
-    pub idle: Duration,
-    /// The longest an erasing upload chunk waits for the player's read-ahead.
-    pub read_ahead: Duration,
-}
-
-/// How often an erasing chunk looks at the player's read-ahead while it waits.
-const READ_AHEAD_POLL: Duration = Duration::from_millis(5);
-
-/// The box's limits: 5 s to say Hello, 5 s per frame, 30 s idle, and an
-/// erase waits at most 1 s for the read-ahead (which refills in a few frames).
-pub const LIMITS: Limits = Limits {
-    hello: Duration::from_secs(5),
-    frame: Duration::from_secs(5),
-    idle: Duration::from_secs(30),
-    read_ahead: Duration::from_secs(1),
-};
-
-/// What every connection of one box shares (over every front door).
-pub struct Control<'a, M: RawMutex, L> {
-    /// Firmware name and version, as `Hello` and `Status` report it.
-    pub firmware: &'static str,
-    /// The take library (the box's store on flash, `llv serve`'s folder).
-    pub library: &'a Mutex<M, L>,
-    /// Recent wrong tokens per source.
-    pub penalties: &'a Penalties,
-    /// How long a connection may take.
-    pub limits: Limits,
-}
+use crate::session::{Playback, Session, Verdict, RESPONSE_BUF};
 
 /// Memory for one connection: the request body and the framed response.
 pub struct ConnectionBuffers {
@@ -82,29 +44,6 @@ impl Default for ConnectionBuffers {
     }
 }
 
-/// Why a connection ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Ended {
-    /// The peer closed the stream (between frames or within one).
-    Closed,
-    /// Reading or writing failed.
-    Failed,
-    /// No accepted `Hello` in time, a frame too slow, or idle too long.
-    TimedOut,
-    /// A `Hello` was refused.
-    Refused,
-}
-
-impl<E> From<ReadExactError<E>> for Ended {
-    fn from(e: ReadExactError<E>) -> Self {
-        match e {
-            ReadExactError::UnexpectedEof => Ended::Closed,
-            ReadExactError::Other(_) => Ended::Failed,
-        }
-    }
-}
-
 /// Serves one connection from `source` until it ends: each frame's request is
 /// handled under the library's lock and answered in order. A garbled body gets
 /// an error response and the connection goes on; an oversized one is skipped
@@ -123,7 +62,7 @@ where
     T: Read + Write,
     M: RawMutex,
     L: TakeLibrary,
-    D: Device<L::Take>,
+    D: Playback<L::Take>,
 {
     let mut session = Session::new(control.firmware);
     let ended = async {

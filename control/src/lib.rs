@@ -1,23 +1,21 @@
-//! The llv box's control protocol, box side (docs/control-protocol.md).
+//! `llv-control`: the session every front door of the llv box and of `llv
+//! serve` runs (`docs/control-protocol.md`, `docs/show-control.md`). It knows
+//! nothing of how takes are stored or how bytes travel: storage is a
+//! [`TakeLibrary`], playback a [`Playback`], the network any
+//! `embedded_io_async` stream or datagram sink. `no_std`, no `alloc`.
 //!
-//! - [`session`]: one connection's [`Session`] (protocol version, token,
-//!   upload ownership, the locked box) and the [`Device`] trait through which
-//!   it plays, stops and reports.
-//! - [`library`]: the [`TakeLibrary`] the session lists, opens, uploads and
-//!   deletes takes in and keeps the settings in: the box's [`llv_box_store::Store`]
-//!   on flash, `llv serve`'s folder of recordings.
-//! - [`connection`]: [`serve_connection`], the frame loop with its deadlines
-//!   over any `embedded_io_async` stream: the firmware's TCP sockets and the
-//!   host tests' `std` streams alike.
-//! - [`osc`]: the OSC front door (UDP and TCP in both framings): each
-//!   message becomes a request through the same session, each response a
-//!   JSON reply; subscriptions to the state.
-//! - [`json`]: the JSON writer of the OSC replies.
-//! - [`mdns`]: the mDNS/DNS-SD responder's records and answers (the box is
-//!   found as `NAME.local`, `_llv._tcp`, `_osc._udp`).
-//! - [`shelf`]: the box's library, flash and card as one ([`Shelf`]).
-//! - [`penalty`]: the growing delay for wrong tokens, per source.
-//! - `mock` (feature `mock`): a [`Device`] that records what it was asked.
+//! | module | what it holds |
+//! |---|---|
+//! | [`session`] | one connection's [`Session`]: protocol version, token, upload ownership, the locked box; the [`Playback`] trait it plays through |
+//! | [`library`] | the [`TakeLibrary`] trait (list, open, upload, delete, settings) and [`Refusal`], the protocol's refusals |
+//! | [`door`] | what every door shares: [`Control`], [`Limits`], [`Ended`] |
+//! | [`connection`] | the binary protocol's door: [`serve_connection`] over any async stream |
+//! | [`osc`] | the OSC door over UDP and TCP, its replies and subscriptions |
+//! | [`render`] | responses as JSON, for the doors that speak it |
+//! | [`json`] | the bounded JSON writer |
+//! | [`mdns`] | the mDNS/DNS-SD records and answers (`NAME.local`, `_llv._tcp`, `_osc._udp`) |
+//! | [`penalty`] | the growing delay for wrong tokens, per source |
+//! | `mock` | (feature `mock`) a [`Playback`] that records what it was asked, a scripted stream |
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -26,6 +24,7 @@
 extern crate std;
 
 pub mod connection;
+pub mod door;
 pub mod json;
 pub mod library;
 pub mod mdns;
@@ -33,11 +32,11 @@ pub mod mdns;
 pub mod mock;
 pub mod osc;
 pub mod penalty;
+pub mod render;
 pub mod session;
-pub mod shelf;
 
-pub use connection::{serve_connection, ConnectionBuffers, Control, Ended, Limits, LIMITS};
+pub use connection::{serve_connection, ConnectionBuffers};
+pub use door::{Control, Ended, Limits, LIMITS};
 pub use library::{Refusal, Take, TakeLibrary};
 pub use penalty::Penalties;
-pub use session::{Device, Session};
-pub use shelf::{Shelf, ShelfTake};
+pub use session::{Playback, Session};

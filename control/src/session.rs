@@ -1,7 +1,7 @@
 //! One connection's state: a [`Session`] turns each decoded request into a
 //! response, checks the protocol version and token, owns the connection's
 //! upload and calls the take library ([`TakeLibrary`]). Playback and the
-//! box's own state go through [`Device`], which the firmware implements (and
+//! box's own state go through [`Playback`], which the firmware implements (and
 //! tests and `llv serve` implement their own way).
 //!
 //! Every front door runs its requests through [`Session::handle`]: the binary
@@ -32,7 +32,7 @@ pub const RESPONSE_BUF: usize = PREFIX_LEN + MAX_RESPONSE;
 
 /// What the session needs from the rest of the box: the player (which plays
 /// takes of type `T`, opened by the library) and the box's own state.
-pub trait Device<T> {
+pub trait Playback<T> {
     /// Starts playing `take` to `targets` (never empty), `loop_count` times (0: forever),
     /// from `start`, replacing any playback.
     fn play(&mut self, take: T, targets: &[Target], loop_count: u32, start: Start);
@@ -162,7 +162,7 @@ impl Session {
     }
 
     /// Decodes `body`, handles it and writes the framed response into `out`.
-    pub async fn handle_frame<'o, L: TakeLibrary, D: Device<L::Take>>(
+    pub async fn handle_frame<'o, L: TakeLibrary, D: Playback<L::Take>>(
         &mut self,
         body: &[u8],
         library: &mut L,
@@ -203,7 +203,7 @@ impl Session {
 
     /// Handles one request ([`Session::start`], then [`Session::finish`] if
     /// it waits on the library).
-    pub async fn handle<L: TakeLibrary, D: Device<L::Take>>(
+    pub async fn handle<L: TakeLibrary, D: Playback<L::Take>>(
         &mut self,
         request: Request<'_>,
         library: &mut L,
@@ -221,7 +221,7 @@ impl Session {
     /// door calls it with the request just decoded and awaits
     /// [`Session::finish`] only for the rest, so no waiting future holds a
     /// whole request or response.
-    pub fn start<'r, L: TakeLibrary, D: Device<L::Take>>(
+    pub fn start<'r, L: TakeLibrary, D: Playback<L::Take>>(
         &mut self,
         request: Request<'r>,
         library: &L,
@@ -233,7 +233,7 @@ impl Session {
         }
     }
 
-    fn start_inner<'r, L: TakeLibrary, D: Device<L::Take>>(
+    fn start_inner<'r, L: TakeLibrary, D: Playback<L::Take>>(
         &mut self,
         request: Request<'r>,
         library: &L,
@@ -348,7 +348,7 @@ impl Session {
     }
 
     /// Finishes a request that waits on the library.
-    pub async fn finish<L: TakeLibrary, D: Device<L::Take>>(
+    pub async fn finish<L: TakeLibrary, D: Playback<L::Take>>(
         &mut self,
         pending: Pending<'_>,
         library: &mut L,
@@ -367,7 +367,14 @@ impl Session {
                 let begun = library.begin_upload(name, *total_len, *crc32, *place).await;
                 begun.map(|id| self.upload = Some(id))
             }
-            Pending::Chunk { id, offset, data } => library.write_chunk(*id, *offset, data).await,
+            Pending::Chunk { id, offset, data } => {
+                let written = library.write_chunk(*id, *offset, data).await;
+                // A bad image ends the upload.
+                if !library.uploading(*id) {
+                    self.upload = None;
+                }
+                written
+            }
             Pending::Commit { id } => {
                 let committed = library.commit_upload(*id).await;
                 // Only a commit before the last chunk leaves the upload open.

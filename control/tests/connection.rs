@@ -6,13 +6,12 @@ mod common;
 
 use std::sync::atomic::AtomicBool;
 
-use common::{on_mock_clock, store, SharedStore, CLOCK};
-use embassy_futures::block_on;
+use common::{clock, on_mock_clock, store, SharedStore};
 use embassy_time::Duration;
-use llv_box_control::mock::{RecordingDevice, ScriptedStream};
-use llv_box_control::{serve_connection, ConnectionBuffers, Control, Ended, Penalties, LIMITS};
-use llv_box_store::mock::synthetic_image;
-use llv_box_store::StoreError;
+use llv_control::mock::{synthetic_image, RecordingPlayback, ScriptedStream};
+use llv_control::{
+    serve_connection, ConnectionBuffers, Control, Ended, Penalties, TakeLibrary, LIMITS,
+};
 use llv_core::control::{
     encode, ErrorCode, Request, Response, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
 };
@@ -35,7 +34,7 @@ fn serve(
     store: &SharedStore,
     penalties: &Penalties,
     io: &mut ScriptedStream,
-    device: &mut RecordingDevice,
+    device: &mut RecordingPlayback,
 ) -> (Ended, Duration) {
     let control = Control {
         firmware: "test 1",
@@ -75,7 +74,7 @@ fn set_token(token: &str) -> Vec<u8> {
 
 #[test]
 fn frames_split_anywhere_are_answered_in_order_and_bad_ones_refused() {
-    let _clock = CLOCK.lock().unwrap();
+    let _clock = clock();
     let mut input = hello(None);
     input.extend([3, 0, 0xFF, 0xFF, 0xFF]); // does not decode
     input.extend([0xFF, 0xFF]); // 65535 bytes: over MAX_FRAME, skipped
@@ -105,7 +104,7 @@ fn frames_split_anywhere_are_answered_in_order_and_bad_ones_refused() {
 
 #[test]
 fn an_unfinished_upload_ends_with_its_connection() {
-    let _clock = CLOCK.lock().unwrap();
+    let _clock = clock();
     let store = store();
     let image = synthetic_image("cut", 4, 3);
     let header = llv_core::take::TakeHeader::parse(&image).unwrap();
@@ -125,15 +124,14 @@ fn an_unfinished_upload_ends_with_its_connection() {
     assert_eq!(ended, Ended::Closed);
     assert_eq!(io.responses()[1..], [Response::Ok, Response::Ok]);
     // The store's first upload has id 1: it is gone, and nothing was listed.
-    let mut store = store.try_lock().unwrap();
-    let next = block_on(store.write_chunk(1, 100, &image[100..200]));
-    assert_eq!(next, Err(StoreError::NoUpload));
+    let store = store.try_lock().unwrap();
+    assert!(!store.uploading(1));
     assert!(store.list().is_empty());
 }
 
 #[test]
 fn silent_trickling_and_idle_connections_are_closed_on_time() {
-    let _clock = CLOCK.lock().unwrap();
+    let _clock = clock();
     let ms = |d: Duration| d.as_millis();
     let store = store();
     let penalties = Penalties::new();
@@ -165,7 +163,7 @@ fn silent_trickling_and_idle_connections_are_closed_on_time() {
 
 #[test]
 fn a_wrong_token_closes_the_connection_after_a_growing_delay() {
-    let _clock = CLOCK.lock().unwrap();
+    let _clock = clock();
     let store = store();
     let penalties = Penalties::new();
     let mut input = hello(None);
@@ -212,7 +210,7 @@ fn a_wrong_token_closes_the_connection_after_a_growing_delay() {
 
 #[test]
 fn an_erasing_chunk_waits_for_the_players_read_ahead_at_most_a_second() {
-    let _clock = CLOCK.lock().unwrap();
+    let _clock = clock();
     let image = synthetic_image("big", 8, 3);
     let header = llv_core::take::TakeHeader::parse(&image).unwrap();
     let mut input = hello(None);
@@ -222,8 +220,8 @@ fn an_erasing_chunk_waits_for_the_players_read_ahead_at_most_a_second() {
         crc32: header.crc32,
         place: llv_core::control::Place::Internal,
     }));
-    // The first chunk erases the extent's first block; the second, within
-    // the same 1 KiB block, erases nothing; the third starts the next block.
+    // The library erases before each 200 bytes (as a flash store before each
+    // block): before the first chunk and the third, not the second.
     input.extend(frame(&Request::UploadChunk {
         offset: 0,
         data: &image[..100],
@@ -234,15 +232,17 @@ fn an_erasing_chunk_waits_for_the_players_read_ahead_at_most_a_second() {
     }));
     input.extend(frame(&Request::UploadChunk {
         offset: 200,
-        data: &image[200..1500],
+        data: &image[200..1200],
     }));
     for (short, expected_ms) in [(false, 0), (true, 2000)] {
         let mut io = ScriptedStream::new(input.clone(), 4096);
-        let mut device = RecordingDevice {
+        let mut device = RecordingPlayback {
             read_ahead_short: short,
-            ..RecordingDevice::default()
+            ..RecordingPlayback::default()
         };
-        let (ended, took) = serve(&store(), &Penalties::new(), &mut io, &mut device);
+        let library = store();
+        library.try_lock().unwrap().erase_every = Some(200);
+        let (ended, took) = serve(&library, &Penalties::new(), &mut io, &mut device);
         assert_eq!(ended, Ended::Closed);
         assert_eq!(io.responses()[1..], vec![Response::Ok; 4]);
         // Two erasing chunks, each waiting its limit for a read-ahead that stays short.

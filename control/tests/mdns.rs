@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use llv_box_control::mdns::{announce, answer, reply_to, Identity, GROUP, MAX_MESSAGE, PORT};
+use llv_control::mdns::{announce, answer, reply_to, Identity, GROUP, MAX_MESSAGE, PORT};
 use proptest::prelude::*;
 use simple_dns::rdata::RData;
 use simple_dns::{Name, Packet, Question, CLASS, TYPE};

@@ -7,15 +7,14 @@ mod common;
 
 use std::sync::atomic::AtomicBool;
 
-use common::{on_mock_clock, store, SharedStore, CLOCK};
+use common::{clock, on_mock_clock, store, SharedStore};
 use embassy_futures::block_on;
 use embassy_time::{Duration, Instant, MockDriver};
-use llv_box_control::mock::{RecordingDevice, ScriptedStream};
-use llv_box_control::osc::{
+use llv_control::mock::{synthetic_image, RecordingPlayback, ScriptedStream};
+use llv_control::osc::{
     serve_osc_connection, OscBuffers, ReplySink, UdpDoor, MAX_REPLY, UDP_CLIENTS,
 };
-use llv_box_control::{Control, Ended, Penalties, LIMITS};
-use llv_box_store::mock::synthetic_image;
+use llv_control::{Control, Ended, Penalties, TakeLibrary, LIMITS};
 use llv_core::artnet::Label;
 use llv_core::control::Start;
 use llv_core::osc::{
@@ -80,11 +79,7 @@ fn box_store() -> SharedStore {
     let store = store();
     {
         let mut s = block_on(store.lock());
-        let image = synthetic_image("dao", 3, 1);
-        let h = llv_core::take::TakeHeader::parse(&image).unwrap();
-        let id = block_on(s.begin_upload("dao", h.total_len, h.crc32)).unwrap();
-        block_on(s.write_chunk(id, 0, &image)).unwrap();
-        block_on(s.commit_upload(id)).unwrap();
+        s.insert(synthetic_image("dao", 3, 1));
         let settings = Settings {
             targets: [Target {
                 ip: [10, 0, 2, 2],
@@ -110,7 +105,11 @@ fn set(store: &SharedStore, change: impl FnOnce(&mut Settings)) {
 fn control<'a>(
     store: &'a SharedStore,
     penalties: &'a Penalties,
-) -> Control<'a, embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex, common::StoreOf> {
+) -> Control<
+    'a,
+    embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex,
+    llv_control::mock::MemoryLibrary,
+> {
     Control {
         firmware: "test 1",
         library: store,
@@ -123,7 +122,7 @@ fn control<'a>(
 struct Door {
     store: SharedStore,
     penalties: Penalties,
-    device: RecordingDevice,
+    device: RecordingPlayback,
     door: UdpDoor,
     sink: Sink,
 }
@@ -133,7 +132,7 @@ impl Door {
         Door {
             store: box_store(),
             penalties: Penalties::new(),
-            device: RecordingDevice::default(),
+            device: RecordingPlayback::default(),
             door: UdpDoor::new("test 1"),
             sink: Sink::default(),
         }
@@ -195,7 +194,7 @@ fn advance(d: Duration) {
 
 #[test]
 fn play_stop_status_and_takes_run_the_session_and_answer_in_json() {
-    let _clock = CLOCK.lock().unwrap();
+    let _clock = clock();
     let mut d = Door::new();
     let r = d.ask("/llv/play", &[Arg::Str("dao"), Arg::Int(2)]);
     assert_eq!(
@@ -248,7 +247,7 @@ fn play_stop_status_and_takes_run_the_session_and_answer_in_json() {
 
 #[test]
 fn wrong_addresses_and_types_get_errors_and_garbage_gets_one_error() {
-    let _clock = CLOCK.lock().unwrap();
+    let _clock = clock();
     let mut d = Door::new();
     for (address, args) in [
         ("/llv/play", vec![Arg::Int(1)]),
@@ -289,7 +288,7 @@ fn wrong_addresses_and_types_get_errors_and_garbage_gets_one_error() {
 
 #[test]
 fn a_bundle_runs_its_first_eight_messages_and_refuses_the_rest() {
-    let _clock = CLOCK.lock().unwrap();
+    let _clock = clock();
     let mut d = Door::new();
     let mut buf = vec![0u8; 4096];
     let mut w = BundleWriter::new(&mut buf, IMMEDIATELY).unwrap();
@@ -308,7 +307,7 @@ fn a_bundle_runs_its_first_eight_messages_and_refuses_the_rest() {
 
 #[test]
 fn a_token_is_needed_as_over_the_binary_protocol_and_guessing_is_locked_out() {
-    let _clock = CLOCK.lock().unwrap();
+    let _clock = clock();
     let mut d = Door::new();
     set(&d.store, |s| s.token = Some("s3cret".try_into().unwrap()));
     let r = d.ask("/llv/play", &[Arg::Str("dao")]);
@@ -361,7 +360,7 @@ fn a_token_is_needed_as_over_the_binary_protocol_and_guessing_is_locked_out() {
 
 #[test]
 fn a_locked_box_answers_status_and_takes_and_denies_the_rest() {
-    let _clock = CLOCK.lock().unwrap();
+    let _clock = clock();
     let mut d = Door::new();
     // A settings record of a newer schema: the box is locked, its token unknown.
     d.store = common::locked_store();
@@ -376,7 +375,7 @@ fn a_locked_box_answers_status_and_takes_and_denies_the_rest() {
 
 #[test]
 fn replies_also_go_to_the_reply_port() {
-    let _clock = CLOCK.lock().unwrap();
+    let _clock = clock();
     let mut d = Door::new();
     set(&d.store, |s| s.reply_port = Some(53001));
     d.send(&msg("/llv/stop", &[]));
@@ -389,7 +388,7 @@ fn replies_also_go_to_the_reply_port() {
 
 #[test]
 fn a_subscriber_gets_the_state_at_once_on_every_change_and_each_second() {
-    let _clock = CLOCK.lock().unwrap();
+    let _clock = clock();
     let mut d = Door::new();
     let replies = d.send(&msg("/llv/subscribe", &[Arg::Int(10)]));
     assert_eq!(replies[0].1["data"], json!({"seconds": 10}));
@@ -422,7 +421,7 @@ fn a_subscriber_gets_the_state_at_once_on_every_change_and_each_second() {
 
 #[test]
 fn new_clients_replace_the_least_recent_but_not_a_subscriber() {
-    let _clock = CLOCK.lock().unwrap();
+    let _clock = clock();
     let mut d = Door::new();
     d.send(&msg("/llv/subscribe", &[]));
     for port in 0..(2 * UDP_CLIENTS as u16) {
@@ -439,7 +438,7 @@ fn serve_stream(
     store: &SharedStore,
     penalties: &Penalties,
     io: &mut ScriptedStream,
-    device: &mut RecordingDevice,
+    device: &mut RecordingPlayback,
 ) -> (Ended, Duration) {
     let control = control(store, penalties);
     let mut buffers = OscBuffers::new();
@@ -496,7 +495,7 @@ fn written(output: &[u8], framing: Framing) -> Vec<(String, Value)> {
 
 #[test]
 fn over_tcp_both_framings_run_every_message_split_anywhere() {
-    let _clock = CLOCK.lock().unwrap();
+    let _clock = clock();
     let play = msg("/llv/play", &[Arg::Str("dao"), Arg::Int(0)]);
     let status = msg("/llv/status", &[]);
     for framing in [Framing::Slip, Framing::SizePrefix] {
@@ -510,7 +509,7 @@ fn over_tcp_both_framings_run_every_message_split_anywhere() {
         input.extend(frame(&status));
         for step in [1, 5, 4096] {
             let store = box_store();
-            let mut device = RecordingDevice::default();
+            let mut device = RecordingPlayback::default();
             let mut io = ScriptedStream::new(input.clone(), step);
             let (ended, _) = serve_stream(&store, &Penalties::new(), &mut io, &mut device);
             assert_eq!(ended, Ended::Closed, "{framing:?} step {step}");
@@ -528,7 +527,7 @@ fn over_tcp_both_framings_run_every_message_split_anywhere() {
     let mut input = play.clone();
     input.push(0xC0);
     let mut io = ScriptedStream::new(input, 64);
-    let mut device = RecordingDevice::default();
+    let mut device = RecordingPlayback::default();
     serve_stream(&box_store(), &Penalties::new(), &mut io, &mut device);
     assert_eq!(written(&io.output, Framing::Slip).len(), 1);
     assert!(device.playing.is_some());
@@ -536,7 +535,7 @@ fn over_tcp_both_framings_run_every_message_split_anywhere() {
 
 #[test]
 fn a_stream_that_is_no_osc_or_trickles_is_closed() {
-    let _clock = CLOCK.lock().unwrap();
+    let _clock = clock();
     let store = box_store();
     let mut io = ScriptedStream::new(b"GET / HTTP/1.1\r\n\r\n".to_vec(), 64);
     let (ended, _) = serve_stream(&store, &Penalties::new(), &mut io, &mut Default::default());
@@ -564,13 +563,13 @@ fn a_stream_that_is_no_osc_or_trickles_is_closed() {
 
 #[test]
 fn over_tcp_a_wrong_token_waits_its_penalty_and_closes() {
-    let _clock = CLOCK.lock().unwrap();
+    let _clock = clock();
     let store = box_store();
     set(&store, |s| s.token = Some("s3cret".try_into().unwrap()));
     let penalties = Penalties::new();
     let mut input = slip(&msg("/llv/connect", &[Arg::Str("guess")]));
     input.extend(slip(&msg("/llv/play", &[Arg::Str("dao")])));
-    let mut device = RecordingDevice::default();
+    let mut device = RecordingPlayback::default();
     let mut io = ScriptedStream::new(input, 64);
     let (ended, took) = serve_stream(&store, &penalties, &mut io, &mut device);
     assert_eq!(ended, Ended::Refused);
@@ -591,7 +590,7 @@ fn over_tcp_a_wrong_token_waits_its_penalty_and_closes() {
 
 #[test]
 fn a_tcp_subscriber_gets_the_state_on_its_connection() {
-    let _clock = CLOCK.lock().unwrap();
+    let _clock = clock();
     let store = box_store();
     let mut io = ScriptedStream::new(sized(&msg("/llv/subscribe", &[Arg::Int(3)])), 64);
     io.hold = true;
@@ -609,7 +608,7 @@ fn a_tcp_subscriber_gets_the_state_on_its_connection() {
 
 #[test]
 fn the_pushed_state_carries_the_chase_state_and_its_timecode() {
-    use llv_box_control::osc::state_message;
+    use llv_control::osc::state_message;
     use llv_core::artnet::{ArtTimeCode, TimecodeKind};
     use llv_core::chase::ChaseState;
     use llv_core::control::{bounded, ChaseStatus, Playing};

@@ -1,41 +1,35 @@
-//! The control session over the mock flash, with a recording device.
+//! The control session over a library in memory, with a recording playback.
+//! (The same session over the box's flash store and card: firmware/app/tests/library.rs.)
 
 use embassy_futures::block_on;
 use heapless::Vec;
-use llv_box_control::mock::RecordingDevice;
-use llv_box_control::session::{FRAME_BUF, RESPONSE_BUF};
-use llv_box_control::Session;
-use llv_box_store::mock::{synthetic_image as image, MockFlash};
-use llv_box_store::Store;
+use llv_control::mock::{synthetic_image as image, MemoryLibrary, RecordingPlayback};
+use llv_control::session::{FRAME_BUF, RESPONSE_BUF};
+use llv_control::{Session, TakeLibrary};
 use llv_core::control::{
     decode, encode, ErrorCode, Request, Response, Start, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
 };
 use llv_core::settings::{ChaseSpec, Setting, Target};
 use llv_core::take::TakeImage;
 
-/// Write unit 4 bytes, erase blocks of 1 KiB.
-type Flash = MockFlash<4, 1024>;
-/// 2 settings blocks and 16 take blocks.
-const REGION: core::ops::Range<u32> = 0..18 * 1024;
-
-fn mount(flash: Flash) -> Store<Flash> {
-    block_on(Store::mount(flash, REGION))
-}
-
-/// A store and a device, as one box.
+/// A library and a playback, as one box.
 struct TestBox {
-    store: Store<Flash>,
-    device: RecordingDevice,
+    store: MemoryLibrary,
+    device: RecordingPlayback,
 }
 
 impl TestBox {
     fn new() -> Self {
         TestBox {
-            store: mount(Flash::new(REGION.end as usize)),
-            device: RecordingDevice {
+            store: {
+                let mut library = MemoryLibrary::new();
+                library.capacity = 16 * 1024;
+                library
+            },
+            device: RecordingPlayback {
                 clock_us: 1_234_567,
                 address: Some([10, 0, 2, 15]),
-                ..RecordingDevice::default()
+                ..RecordingPlayback::default()
             },
         }
     }
@@ -249,10 +243,7 @@ fn bad_uploads_map_to_clear_codes() {
         panic!()
     };
     assert_eq!(c, ErrorCode::NoSpace);
-    assert_eq!(
-        detail.as_str(),
-        "needs 1048640 bytes, largest free run 16384"
-    );
+    assert_eq!(detail.as_str(), "needs 1048576 bytes, 16384 free");
     // A dropped connection drops its upload; another session cannot continue it.
     let good = image("dao", 4, 1);
     let h = TakeImage::parse(&good).unwrap().header().clone();
@@ -333,9 +324,8 @@ fn token_authenticates_the_connection_and_is_never_sent_back() {
         b.send(&mut s2, Request::Status),
         Response::Status(_)
     ));
-    // The token survives a reboot.
-    let store = mount(b.store.into_flash());
-    assert_eq!(store.settings().token.as_deref(), Some("s3cret"));
+    // The token was stored.
+    assert_eq!(b.store.settings().token.as_deref(), Some("s3cret"));
 }
 
 #[test]
@@ -442,10 +432,10 @@ fn a_bad_setting_is_refused_by_name_and_never_stored() {
         .unwrap();
     let r = b.send(&mut s, settings_change(Setting::Targets(targets)));
     assert_eq!(code(&r), Some(ErrorCode::Invalid));
-    // Nothing reached the flash or the device.
+    // Nothing reached the library or the device.
     assert_eq!(b.device.applied, None);
-    let store = mount(b.store.into_flash());
-    assert_eq!(store.settings(), &llv_core::settings::Settings::default());
+    assert_eq!(b.store.saves, 0);
+    assert_eq!(b.store.settings(), &llv_core::settings::Settings::default());
 }
 
 #[test]
@@ -513,21 +503,16 @@ fn play_refuses_nonsense() {
 
 #[test]
 fn a_box_whose_settings_are_unreadable_answers_only_what_reads() {
-    // A settings record of a newer schema, as a firmware downgrade leaves it.
-    let mut flash = Flash::new(REGION.end as usize);
-    let payload = [0u8; 0];
-    let mut record = b"LLVS".to_vec();
-    record.extend([1, 0, 0, 0, 0, 0, 9, 0]);
-    let crc = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC).checksum(&record[4..12]);
-    record.extend(crc.to_le_bytes());
-    record.extend(payload);
-    record.resize(32, 0xFF);
-    block_on(embedded_storage_async::nor_flash::NorFlash::write(
-        &mut flash, 0, &record,
-    ))
-    .unwrap();
+    // As a settings record of a newer schema leaves a box (a firmware downgrade).
     let mut b = TestBox::new();
-    b.store = mount(flash);
+    b.store.locked = true;
+    b.store
+        .faults
+        .push(llv_control::mock::library::fault(
+            llv_core::control::FaultCode::SettingsUnreadable,
+            "settings schema 9 newer than firmware: locked; upgrade or factory reset",
+        ))
+        .unwrap();
     let mut s = Session::new("0.1.0");
     // The token is unknown: any Hello is let in, but only to read.
     assert!(matches!(

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use clap::Args;
-use llv_box_control::mdns::{GROUP, PORT};
+use llv_control::mdns::{GROUP, PORT};
 use serde::Serialize;
 use simple_dns::rdata::RData;
 use simple_dns::{Name, Packet, PacketFlag, Question, CLASS, TYPE};

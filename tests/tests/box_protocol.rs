@@ -1,6 +1,8 @@
 //! The real `llv flash` / `llv box` against a software box: the box's
-//! connection loop (`llv_box_control::serve_connection`, the one the firmware
-//! runs) and take store on a mock NOR flash, behind a TCP listener on 127.0.0.1.
+//! connection loop (`llv_control::serve_connection`, the one the firmware
+//! and `llv serve` run) over a take library in memory, behind a TCP listener
+//! on 127.0.0.1. (The same `llv` against the box's own flash store under
+//! QEMU: firmware/e2e/box_control.rs.)
 
 use std::io::{Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
@@ -12,23 +14,19 @@ use embassy_futures::block_on;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::mutex::Mutex as AsyncMutex;
 use embedded_io_async::ErrorKind;
-use llv_box_control::mock::{RecordingDevice, SharedDevice};
-use llv_box_control::session::FRAME_BUF;
-use llv_box_control::{serve_connection, ConnectionBuffers, Control, Penalties, LIMITS};
-use llv_box_store::mock::MockFlash;
-use llv_box_store::Store;
+use llv_control::mock::{MemoryLibrary, RecordingPlayback, SharedPlayback};
+use llv_control::session::FRAME_BUF;
+use llv_control::{serve_connection, ConnectionBuffers, Control, Penalties, TakeLibrary, LIMITS};
 use llv_core::artnet::Label;
 use llv_core::control::{
     body_len, decode, encode, ErrorCode, Request, Response, Start, PREFIX_LEN, PROTOCOL_VERSION,
 };
-use llv_core::packet::MAX_LEN;
 use llv_core::settings::{ChaseSpec, Target};
 use llv_tests::{example, llv_packets};
 use predicates::str::contains;
 use serde_json::Value;
 
-type Flash = MockFlash<4, 4096>;
-type SharedStore = AsyncMutex<CriticalSectionRawMutex, Store<Flash>>;
+type SharedStore = AsyncMutex<CriticalSectionRawMutex, MemoryLibrary>;
 /// Connections one software box serves before its thread ends.
 const MAX_CONNECTIONS: usize = 64;
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -60,7 +58,7 @@ impl embedded_io_async::Write for Stream {
 struct SoftBox {
     addr: SocketAddr,
     store: Arc<SharedStore>,
-    device: Arc<Mutex<RecordingDevice>>,
+    device: Arc<Mutex<RecordingPlayback>>,
 }
 
 impl SoftBox {
@@ -70,12 +68,11 @@ impl SoftBox {
 
     /// A box whose clock reads `clock_us`.
     fn with_clock(clock_us: u64) -> SoftBox {
-        let flash = Flash::new(64 * 4096);
-        let store = Arc::new(AsyncMutex::new(block_on(Store::mount(flash, 0..64 * 4096))));
-        let device = Arc::new(Mutex::new(RecordingDevice {
+        let store = Arc::new(AsyncMutex::new(MemoryLibrary::new()));
+        let device = Arc::new(Mutex::new(RecordingPlayback {
             clock_us,
             address: Some([127, 0, 0, 1]),
-            ..RecordingDevice::default()
+            ..RecordingPlayback::default()
         }));
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
@@ -100,7 +97,7 @@ impl SoftBox {
                     &mut Stream(stream),
                     source,
                     &control,
-                    &mut SharedDevice(recorder.clone()),
+                    &mut SharedPlayback(recorder.clone()),
                     &mut buffers,
                     &AtomicBool::new(false),
                 ));
@@ -156,13 +153,11 @@ fn flash_lists_the_same_crc_and_the_box_holds_every_packet() {
         .stdout(contains("dao"));
 
     // The stored take plays back the recording's packets, in order, with rising times.
-    let mut store = block_on(b.store.lock());
-    let store = &mut *store;
-    let mut reader = store.reader("dao").unwrap();
-    let mut buf = [0u8; MAX_LEN];
+    let take = block_on(b.store.lock()).open("dao").unwrap();
+    let image = llv_core::take::TakeImage::parse(&take.image).unwrap();
+    assert_eq!(image.frames().count(), packets.len());
     let mut previous = 0;
-    for (i, packet) in packets.iter().enumerate() {
-        let (entry, stored) = block_on(reader.packet(store, i as u32, &mut buf)).unwrap();
+    for (i, (packet, (entry, stored))) in packets.iter().zip(image.frames()).enumerate() {
         assert_eq!(stored, &packet[..], "frame {i}");
         assert!(entry.time_us >= previous);
         previous = entry.time_us;

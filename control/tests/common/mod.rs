@@ -1,5 +1,5 @@
-//! What the host tests of the control crate share: a store on the mock
-//! flash and a runner on embassy-time's mock clock.
+//! What the host tests of the control crate share: a library in memory and
+//! a runner on embassy-time's mock clock.
 #![allow(dead_code, reason = "each test uses its part")]
 
 use std::future::Future;
@@ -9,20 +9,24 @@ use std::sync::Arc;
 use std::sync::Mutex as StdMutex;
 use std::task::{Context, Poll, Wake, Waker};
 
-use embassy_futures::block_on;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::mutex::Mutex;
 use embassy_time::{Duration, Instant, MockDriver};
-use llv_box_store::mock::MockFlash;
-use llv_box_store::Store;
+use llv_control::mock::MemoryLibrary;
 
-pub type Flash = MockFlash<4, 1024>;
-/// The store the tests share.
-pub type StoreOf = Store<Flash>;
-pub type SharedStore = Mutex<CriticalSectionRawMutex, StoreOf>;
+/// The library the tests share.
+pub type SharedStore = Mutex<CriticalSectionRawMutex, MemoryLibrary>;
 
 /// The mock clock is one per process: tests that move it take turns.
-pub static CLOCK: StdMutex<()> = StdMutex::new(());
+static CLOCK: StdMutex<()> = StdMutex::new(());
+
+/// This test's turn on the mock clock (a test that failed holding it does
+/// not fail the others).
+pub fn clock() -> std::sync::MutexGuard<'static, ()> {
+    CLOCK
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// Runs `fut` to its end, moving the mock clock on 1 ms whenever it waits;
 /// returns its output and the mock time it took. Panics past `limit`.
@@ -57,27 +61,21 @@ impl Wake for Woken {
     }
 }
 
-/// A store on 18 KiB of mock flash (2 settings blocks, 16 take blocks).
+/// An empty library of 16 KiB.
 pub fn store() -> SharedStore {
-    let flash = Flash::new(18 * 1024);
-    Mutex::new(block_on(Store::mount(flash, 0..18 * 1024)))
+    let mut library = MemoryLibrary::new();
+    library.capacity = 16 * 1024;
+    Mutex::new(library)
 }
 
-/// A store whose settings record is of a newer schema (99): the box is
-/// locked, its token unknown.
+/// A library whose stored settings cannot be read: the box is locked, its token unknown.
 pub fn locked_store() -> SharedStore {
-    use embedded_storage_async::nor_flash::NorFlash;
-    let payload = [0u8; 5];
-    let mut record = b"LLVS".to_vec();
-    record.extend(1u32.to_le_bytes());
-    record.extend((payload.len() as u16).to_le_bytes());
-    record.extend(99u16.to_le_bytes());
-    let crc = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC)
-        .checksum(&[&record[4..12], &payload[..]].concat());
-    record.extend(crc.to_le_bytes());
-    record.extend(payload);
-    record.resize(32, 0xFF);
-    let mut flash = Flash::new(18 * 1024);
-    block_on(flash.write(0, &record)).unwrap();
-    Mutex::new(block_on(Store::mount(flash, 0..18 * 1024)))
+    let mut library = MemoryLibrary::new();
+    library.locked = true;
+    let unreadable = llv_control::mock::library::fault(
+        llv_core::control::FaultCode::SettingsUnreadable,
+        "settings record (schema 99) damaged: locked; factory reset",
+    );
+    library.faults.push(unreadable).unwrap();
+    Mutex::new(library)
 }

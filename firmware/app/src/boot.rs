@@ -16,10 +16,10 @@ use embassy_sync::mutex::Mutex;
 
 use crate::config::NetPolicy;
 use crate::fmt::{info, warning};
+use crate::library::BoxLibrary;
 use crate::net::with_stored_address;
-use crate::stored::SharedShelf;
-use llv_box_card::{Card, Slot};
-use llv_box_control::Shelf;
+use crate::read_ahead::SharedLibrary;
+use llv_card::{Card, Slot};
 
 /// What the board knows about this power-up.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -38,7 +38,7 @@ pub struct PowerUp {
 pub struct Booted<F, D: Slot> {
     /// The take library (the store on flash and the card), shared by the
     /// control session, the show doors, the card's keeper and the player.
-    pub store: SharedShelf<F, D>,
+    pub store: SharedLibrary<F, D>,
     /// The stored settings the box uses (those that pass the rules).
     pub settings: Settings,
     /// How the network comes up.
@@ -106,7 +106,7 @@ pub async fn mount_store<F: NorFlash, D: Slot>(
     Booted {
         net: with_stored_address(policy, usable.address.as_ref()),
         settings: usable,
-        store: Mutex::new(Shelf { store, card }),
+        store: Mutex::new(BoxLibrary { store, card }),
         faults,
     }
 }

@@ -1,31 +1,31 @@
 //! The card's keeper: mounts a card that comes in and checks its takes a
-//! piece at a time ([`llv_box_card::Card::step`]), letting the player and
+//! piece at a time ([`llv_card::Card::step`]), letting the player and
 //! the doors at the library between pieces; notices a card pulled out; and
 //! plays the autoplay take once the first card scan since power-up found it.
 
 use embassy_time::{Duration, Timer};
 use embedded_storage_async::nor_flash::NorFlash;
-use llv_box_card::{Scanned, Slot};
+use llv_card::{Scanned, Slot};
 use llv_core::settings::Settings;
 
 use crate::device::{autoplay, BoxState};
 use crate::fmt::{info, warning};
-use crate::stored::SharedShelf;
+use crate::read_ahead::SharedLibrary;
 
 /// How often the keeper steps the card when there is nothing to scan (the
 /// card asks the slot whether it is in at most every
-/// [`llv_box_card::card::LOOK_EVERY`]).
+/// [`llv_card::card::LOOK_EVERY`]).
 pub const STEP_EVERY: Duration = Duration::from_millis(250);
 
 /// Keeps the card forever (see the module docs).
 pub async fn keep_card<F: NorFlash, D: Slot>(
-    shelf: &SharedShelf<F, D>,
+    library: &SharedLibrary<F, D>,
     state: &BoxState,
     settings: &Settings,
 ) -> ! {
     let mut autoplayed = false;
     loop {
-        let scanned = shelf.lock().await.card.step().await;
+        let scanned = library.lock().await.card.step().await;
         match scanned {
             Scanned::Reading => embassy_futures::yield_now().await,
             Scanned::Checked { file, verdict } => {
@@ -42,12 +42,12 @@ pub async fn keep_card<F: NorFlash, D: Slot>(
             Scanned::Done => {
                 info!("card scanned");
                 let on_card = settings.autoplay.as_ref().is_some_and(|a| {
-                    shelf
+                    library
                         .try_lock()
                         .is_ok_and(|s| s.card.reader(&a.take).is_some())
                 });
                 if !autoplayed && on_card && state.playing().is_none() {
-                    autoplay(shelf, state, settings).await;
+                    autoplay(library, state, settings).await;
                 }
                 autoplayed = true;
             }

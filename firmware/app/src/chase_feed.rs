@@ -1,5 +1,5 @@
 //! Art-Net timecode on the box: the listener on UDP 6454 ([`listen`]) feeds
-//! a [`Timecode`], which a chasing playback (`crate::chaser`) reads. While
+//! a [`ChaseFeed`], which a chasing playback (`crate::chaser`) reads. While
 //! nothing chases, datagrams are read and dropped.
 
 use core::cell::RefCell;
@@ -23,17 +23,17 @@ use crate::fmt::warning;
 const RX: usize = 256;
 
 /// Memory for the timecode socket.
-pub struct TimecodeBuffers {
+pub struct ChaseFeedBuffers {
     rx_meta: [PacketMetadata; 4],
     rx: [u8; RX],
     tx_meta: [PacketMetadata; 1],
     tx: [u8; 1],
 }
 
-impl TimecodeBuffers {
+impl ChaseFeedBuffers {
     /// Zeroed buffers.
     pub const fn new() -> Self {
-        TimecodeBuffers {
+        ChaseFeedBuffers {
             rx_meta: [PacketMetadata::EMPTY; 4],
             rx: [0; RX],
             tx_meta: [PacketMetadata::EMPTY; 1],
@@ -42,22 +42,22 @@ impl TimecodeBuffers {
     }
 }
 
-impl Default for TimecodeBuffers {
+impl Default for ChaseFeedBuffers {
     fn default() -> Self {
         Self::new()
     }
 }
 
 /// The chase of the playback that follows timecode, if one does.
-pub struct Timecode {
+pub struct ChaseFeed {
     follower: BlockingMutex<CriticalSectionRawMutex, RefCell<Option<Follower>>>,
     arrived: Signal<CriticalSectionRawMutex, ()>,
 }
 
-impl Timecode {
+impl ChaseFeed {
     /// Nothing chasing.
     pub const fn new() -> Self {
-        Timecode {
+        ChaseFeed {
             follower: BlockingMutex::new(RefCell::new(None)),
             arrived: Signal::new(),
         }
@@ -109,7 +109,7 @@ impl Timecode {
     }
 }
 
-impl Default for Timecode {
+impl Default for ChaseFeed {
     fn default() -> Self {
         Self::new()
     }
@@ -117,8 +117,8 @@ impl Default for Timecode {
 
 /// Reads Art-Net datagrams on UDP [`PORT`] into `timecode`, forever (or,
 /// if the port cannot be bound, never: chases then wait for timecode).
-pub async fn listen(stack: Stack<'_>, timecode: &Timecode, buffers: &mut TimecodeBuffers) -> ! {
-    let TimecodeBuffers {
+pub async fn listen(stack: Stack<'_>, timecode: &ChaseFeed, buffers: &mut ChaseFeedBuffers) -> ! {
+    let ChaseFeedBuffers {
         rx_meta,
         rx,
         tx_meta,

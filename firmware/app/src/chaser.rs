@@ -1,7 +1,7 @@
 //! Playing a take to the show's Art-Net timecode ([`chase`]): the take's
 //! first frame sits on the timecode at an offset (a label, or its own frame
 //! time), and each frame goes out when the chased position
-//! ([`llv_core::chase`], fed by [`Timecode`]) reaches it. Frames follow on in
+//! ([`llv_core::chase`], fed by [`ChaseFeed`]) reaches it. Frames follow on in
 //! order; a jump of the position (a locate) seeks; while the chase waits,
 //! locks or has stopped nothing is sent; a held position sends nothing new.
 //! Loops do not apply: the timecode says where the take is.
@@ -12,10 +12,10 @@ use llv_core::artnet::Label;
 use llv_core::packet::{FaceFrame, MAX_LEN};
 use llv_core::settings::Target;
 
+use crate::chase_feed::ChaseFeed;
 use crate::player::{begin, send, PlayError, PlayReport, LATE_AFTER_US};
 use crate::sink::PacketSink;
 use crate::source::FrameSource;
-use crate::timecode::Timecode;
 
 /// How often the chase is looked at when no frame is due sooner.
 pub const LOOK_EVERY: Duration = Duration::from_millis(20);
@@ -31,7 +31,7 @@ pub async fn chase<S: FrameSource, K: PacketSink>(
     source: &mut S,
     sink: &mut K,
     targets: &[Target],
-    timecode: &Timecode,
+    timecode: &ChaseFeed,
     offset: Option<Label>,
     mut progress: impl FnMut(&PlayReport),
 ) -> Result<PlayReport, PlayError<S::Error>> {

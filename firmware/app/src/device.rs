@@ -11,6 +11,7 @@ use core::cell::RefCell;
 use core::net::Ipv4Addr;
 use core::sync::atomic::Ordering;
 
+use crate::library::BoxTake;
 use embassy_futures::select::{select, Either};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::blocking_mutex::Mutex as BlockingMutex;
@@ -19,25 +20,25 @@ use embassy_time::{Duration, Instant};
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::String;
 use heapless::Vec;
-use llv_box_card::Slot;
-use llv_box_control::Device;
-use llv_box_control::{ShelfTake, Take, TakeLibrary};
+use llv_card::Slot;
+use llv_control::Playback;
+use llv_control::{Take, TakeLibrary};
 use llv_core::control::{Fault, FaultCode, Playing, Start, MAX_FAULTS};
 use llv_core::settings::{Loops, Settings, Target, BOX_NAME_LEN, MAX_TARGETS};
 
+use crate::chase_feed::ChaseFeed;
 use crate::chaser::chase;
 use crate::fmt::{info, warning};
 use crate::player::{play, PlayReport};
+use crate::read_ahead::{ReadAheadGauge, SharedLibrary, StoreSource, SubjectCell, READ_AHEAD};
 use crate::ring::FrameRing;
 use crate::sink::PacketSink;
-use crate::stored::{ReadAheadGauge, SharedShelf, StoreSource, SubjectCell, READ_AHEAD};
-use crate::timecode::Timecode;
 
 /// What the player is told to do; a newer command replaces one not yet taken.
 enum Command {
     /// Play a stored take, replacing what plays.
     Play {
-        reader: ShelfTake,
+        reader: BoxTake,
         targets: Vec<Target, MAX_TARGETS>,
         loops: Loops,
         start: Start,
@@ -67,7 +68,7 @@ pub struct BoxState {
     /// The box's name as the settings give it.
     name: Shared<Option<String<BOX_NAME_LEN>>>,
     /// The timecode a chasing playback follows.
-    pub timecode: Timecode,
+    pub timecode: ChaseFeed,
 }
 
 impl BoxState {
@@ -82,7 +83,7 @@ impl BoxState {
             address: BlockingMutex::new(RefCell::new(None)),
             faults: BlockingMutex::new(RefCell::new(Vec::new())),
             name: BlockingMutex::new(RefCell::new(None)),
-            timecode: Timecode::new(),
+            timecode: ChaseFeed::new(),
         }
     }
 
@@ -129,13 +130,7 @@ impl BoxState {
     }
 
     /// Tells the player to play `reader`'s take from `start`, replacing what plays.
-    pub fn request_play(
-        &self,
-        reader: ShelfTake,
-        targets: &[Target],
-        loop_count: u32,
-        start: Start,
-    ) {
+    pub fn request_play(&self, reader: BoxTake, targets: &[Target], loop_count: u32, start: Start) {
         self.commands.signal(Command::Play {
             reader,
             targets: targets.iter().take(MAX_TARGETS).copied().collect(),
@@ -180,14 +175,14 @@ impl Default for BoxState {
     }
 }
 
-/// The [`Device`] a control session drives.
+/// The [`Playback`] a control session drives.
 pub struct BoxDevice<'a> {
     /// The shared state.
     pub state: &'a BoxState,
 }
 
-impl Device<ShelfTake> for BoxDevice<'_> {
-    fn play(&mut self, take: ShelfTake, targets: &[Target], loop_count: u32, start: Start) {
+impl Playback<BoxTake> for BoxDevice<'_> {
+    fn play(&mut self, take: BoxTake, targets: &[Target], loop_count: u32, start: Start) {
         self.state.request_play(take, targets, loop_count, start);
     }
 
@@ -228,7 +223,7 @@ impl Device<ShelfTake> for BoxDevice<'_> {
 /// Plays what is commanded, one take at a time, forever. A new command
 /// cancels the playback in progress wherever it waits.
 pub async fn run_player<F: NorFlash, D: Slot, K: PacketSink>(
-    store: &SharedShelf<F, D>,
+    store: &SharedLibrary<F, D>,
     state: &BoxState,
     sink: &mut K,
 ) -> ! {
@@ -317,7 +312,7 @@ pub async fn run_player<F: NorFlash, D: Slot, K: PacketSink>(
 /// uses), if it exists, to their targets: at once, or following timecode
 /// when the settings chase.
 pub async fn autoplay<F: NorFlash, D: Slot>(
-    store: &SharedShelf<F, D>,
+    store: &SharedLibrary<F, D>,
     state: &BoxState,
     settings: &Settings,
 ) {

@@ -1,7 +1,7 @@
 //! The box's doors for show tools: OSC on UDP and TCP (the OSC port of the
 //! settings, 11114 by default, read at power-up), served by
-//! `llv_box_control::osc` through the same session as the control port; and
-//! the mDNS/DNS-SD responder (`llv_box_control::mdns`) on UDP 5353, so the
+//! `llv_control::osc` through the same session as the control port; and
+//! the mDNS/DNS-SD responder (`llv_control::mdns`) on UDP 5353, so the
 //! box is `NAME.local` and lists as `_llv._tcp` and `_osc._udp`.
 //!
 //! Replies and pushes wait at most [`SEND_WAIT`] for room in their socket:
@@ -10,6 +10,7 @@
 
 use core::net::Ipv4Addr;
 
+use crate::library::BoxLibrary;
 use embassy_futures::join::join3;
 use embassy_futures::select::{select, Either};
 use embassy_net::tcp::TcpSocket;
@@ -19,12 +20,11 @@ use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_time::{with_timeout, Duration, Instant, Timer};
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::String;
-use llv_box_card::Slot;
-use llv_box_control::osc::{
+use llv_card::Slot;
+use llv_control::osc::{
     serve_osc_connection, OscBuffers, ReplySink, UdpDoor, MAX_PACKET, MAX_REPLY, PUSH_POLL,
 };
-use llv_box_control::Shelf;
-use llv_box_control::{mdns, Control};
+use llv_control::{mdns, Control};
 use llv_core::control::CONTROL_PORT;
 use llv_core::settings::BOX_NAME_LEN;
 use llv_core::take::NAME_LEN;
@@ -59,7 +59,7 @@ struct TcpMemory {
 }
 
 /// Memory for the show doors.
-pub struct ShowBuffers {
+pub struct DoorBuffers {
     udp_rx_meta: [PacketMetadata; 4],
     udp_rx: [u8; UDP_RX],
     udp_tx_meta: [PacketMetadata; 4],
@@ -74,7 +74,7 @@ pub struct ShowBuffers {
     mdns_out: [u8; mdns::MAX_MESSAGE],
 }
 
-impl ShowBuffers {
+impl DoorBuffers {
     /// Zeroed buffers.
     pub const fn new() -> Self {
         const TCP: TcpMemory = TcpMemory {
@@ -82,7 +82,7 @@ impl ShowBuffers {
             tx: [0; TCP_BUF],
             buffers: OscBuffers::new(),
         };
-        ShowBuffers {
+        DoorBuffers {
             udp_rx_meta: [PacketMetadata::EMPTY; 4],
             udp_rx: [0; UDP_RX],
             udp_tx_meta: [PacketMetadata::EMPTY; 4],
@@ -99,7 +99,7 @@ impl ShowBuffers {
     }
 }
 
-impl Default for ShowBuffers {
+impl Default for DoorBuffers {
     fn default() -> Self {
         Self::new()
     }
@@ -139,12 +139,12 @@ impl ReplySink for Sender<'_, '_> {
 /// Serves OSC on UDP and TCP and answers mDNS, forever.
 pub async fn serve<F: NorFlash, D: Slot>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, Shelf<F, D>>,
+    control: &Control<'_, CriticalSectionRawMutex, BoxLibrary<F, D>>,
     state: &BoxState,
     identity: &Identity<'_>,
-    buffers: &mut ShowBuffers,
+    buffers: &mut DoorBuffers,
 ) -> ! {
-    let ShowBuffers {
+    let DoorBuffers {
         udp_rx_meta,
         udp_rx,
         udp_tx_meta,
@@ -215,7 +215,7 @@ pub async fn serve<F: NorFlash, D: Slot>(
 /// Serves one OSC connection after another on one socket.
 async fn listen<F: NorFlash, D: Slot>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, Shelf<F, D>>,
+    control: &Control<'_, CriticalSectionRawMutex, BoxLibrary<F, D>>,
     state: &BoxState,
     port: u16,
     memory: &mut TcpMemory,
@@ -250,7 +250,7 @@ async fn listen<F: NorFlash, D: Slot>(
 /// and announces again whenever its records change.
 async fn respond<F: NorFlash, D: Slot>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, Shelf<F, D>>,
+    control: &Control<'_, CriticalSectionRawMutex, BoxLibrary<F, D>>,
     state: &BoxState,
     identity: &Identity<'_>,
     (rx_meta, rx, tx_meta, tx): (

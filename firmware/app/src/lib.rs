@@ -2,16 +2,33 @@
 //!
 //! A board crate brings up its clock, its network interface and an
 //! embassy-net [`Stack`](embassy_net::Stack), reads its command line, mounts
-//! its take store with [`boot::mount_store`] (factory reset, stored settings
-//! checked, faults noted), and then calls either [`session::run_store`]: bring
-//! the network up ([`net`]), autoplay, play what the control port
-//! ([`listener`], [`device`]), keep the card ([`card`]) and show tools over OSC ([`show`], which also
-//! answers mDNS) ask for from the store, read ahead ([`stored`],
-//! [`ring`]), at once or following Art-Net timecode ([`timecode`],
-//! [`chaser`]), to one socket per target ([`sink`]), and keep the watchdog fed
-//! while all is well ([`health`]); or [`session::run`]: play one take (the
-//! `builtin` one) to the configured targets ([`config`]).
+//! its take store ([`boot::mount_store`]), and then calls either
+//! [`power_up::run_store`] (the box with its store: control port, show doors,
+//! autoplay, the card) or [`power_up::run`] (the `builtin` take played to the
+//! command line's targets).
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`config`] | the box's command line |
+//! | [`boot`] | the store's part of a power-up: factory reset, stored settings checked, faults noted |
+//! | [`power_up`] | one power-up of the box, with its store or with the built-in take |
+//! | [`net`] | network bring-up: DHCP or the static address |
+//! | [`library`] | flash and card as one take library ([`library::BoxLibrary`]) |
+//! | [`card_keeper`] | the card: scans at insertion, notices a pull, autoplays from it |
+//! | [`device`] | the box as the control session sees it: its player task and autoplay |
+//! | [`listener`] | the TCP control port |
+//! | [`doors`] | OSC on UDP and TCP and the mDNS responder |
+//! | [`player`] | plays frames at their deadlines ([`play`]) |
+//! | [`chaser`] | plays frames following Art-Net timecode |
+//! | [`chase_feed`] | the Art-Net timecode listener that feeds a chase |
+//! | [`sink`] | one UDP socket per target, dropping rather than waiting |
+//! | [`source`] | where frames come from ([`FrameSource`]) |
+//! | [`read_ahead`] | stored takes read ahead through a RAM [`ring`] |
+//! | [`ring`] | the read-ahead ring of frames |
+//! | [`watchdog`] | the watchdog's keeper: fed while all is well |
+//! | `builtin` | (feature `builtin`) the take built into the image |
 #![cfg_attr(not(test), no_std)]
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod fmt;
@@ -19,21 +36,22 @@ mod fmt;
 pub mod boot;
 #[cfg(feature = "builtin")]
 pub mod builtin;
-pub mod card;
+pub mod card_keeper;
+pub mod chase_feed;
 pub mod chaser;
 pub mod config;
 pub mod device;
-pub mod health;
+pub mod doors;
+pub mod library;
 pub mod listener;
 pub mod net;
 pub mod player;
+pub mod power_up;
+pub mod read_ahead;
 pub mod ring;
-pub mod session;
-pub mod show;
 pub mod sink;
 pub mod source;
-pub mod stored;
-pub mod timecode;
+pub mod watchdog;
 
 pub use config::{BoxConfig, ConfigError};
 
@@ -41,6 +59,6 @@ pub use config::{BoxConfig, ConfigError};
 /// the control connections, the show doors (OSC on UDP and TCP, mDNS) and
 /// the Art-Net timecode port.
 pub const SOCKETS: usize =
-    1 + llv_core::settings::MAX_TARGETS + listener::LISTENERS + show::SOCKETS + 1;
+    1 + llv_core::settings::MAX_TARGETS + listener::LISTENERS + doors::SOCKETS + 1;
 pub use player::{play, PlayError, PlayReport};
 pub use source::{Frame, FrameSource, ImageSource};

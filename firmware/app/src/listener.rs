@@ -1,5 +1,5 @@
 //! The control port: [`LISTENERS`] TCP connections at a time on
-//! [`CONTROL_PORT`], each served by `llv_box_control::serve_connection` (which
+//! [`CONTROL_PORT`], each served by `llv_control::serve_connection` (which
 //! closes connections that do not say Hello in time, trickle, or idle).
 //!
 //! An operator can always connect: when a connection takes the last listening
@@ -10,6 +10,7 @@
 use core::cell::Cell;
 use core::sync::atomic::{AtomicBool, Ordering};
 
+use crate::library::BoxLibrary;
 use embassy_futures::select::{select, select3, Either, Either3};
 use embassy_net::tcp::TcpSocket;
 use embassy_net::{IpAddress, Stack};
@@ -17,9 +18,8 @@ use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
 use embassy_time::{Duration, Instant};
 use embedded_storage_async::nor_flash::NorFlash;
-use llv_box_card::Slot as CardSlot;
-use llv_box_control::Shelf;
-use llv_box_control::{serve_connection, ConnectionBuffers, Control};
+use llv_card::Slot as CardSlot;
+use llv_control::{serve_connection, ConnectionBuffers, Control};
 use llv_core::control::CONTROL_PORT;
 
 use crate::device::{BoxDevice, BoxState};
@@ -91,7 +91,7 @@ impl Slot {
 /// Serves control connections forever.
 pub async fn serve<F: NorFlash, D: CardSlot>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, Shelf<F, D>>,
+    control: &Control<'_, CriticalSectionRawMutex, BoxLibrary<F, D>>,
     state: &BoxState,
     buffers: &mut ControlBuffers,
 ) -> ! {
@@ -106,7 +106,7 @@ pub async fn serve<F: NorFlash, D: CardSlot>(
 /// Serves one connection after another on slot `me`'s socket.
 async fn listen<F: NorFlash, D: CardSlot>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, Shelf<F, D>>,
+    control: &Control<'_, CriticalSectionRawMutex, BoxLibrary<F, D>>,
     state: &BoxState,
     slots: &[Slot; LISTENERS],
     me: usize,

@@ -5,23 +5,23 @@ use embassy_futures::select::{select, select5, Either, Either5};
 use embassy_net::udp::BindError;
 use embassy_net::Stack;
 use embedded_storage_async::nor_flash::NorFlash;
-use llv_box_card::Slot;
+use llv_card::Slot;
 
-use llv_box_control::{Control, Penalties, LIMITS};
+use llv_control::{Control, Penalties, LIMITS};
 
 use crate::boot::Booted;
-use crate::card::keep_card;
+use crate::card_keeper::keep_card;
+use crate::chase_feed::{listen, ChaseFeedBuffers};
 use crate::config::BoxConfig;
 use crate::device::{autoplay, run_player, BoxState};
+use crate::doors::{self, DoorBuffers};
 use crate::fmt::{info, warning};
-use crate::health::{keep, Watchdog};
 use crate::listener::{serve, ControlBuffers};
 use crate::net::{bring_up, NetUp};
 use crate::player::{play, PlayError, PlayReport};
-use crate::show::{self, ShowBuffers};
 use crate::sink::{SocketBuffers, UdpSink};
 use crate::source::FrameSource;
-use crate::timecode::{listen, TimecodeBuffers};
+use crate::watchdog::{keep, Watchdog};
 
 /// How a session ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,9 +82,9 @@ pub struct BoxParts<'a, W> {
     /// The control connections.
     pub control: &'a mut ControlBuffers,
     /// OSC and mDNS.
-    pub show: &'a mut ShowBuffers,
+    pub show: &'a mut DoorBuffers,
     /// The Art-Net timecode port.
-    pub timecode: &'a mut TimecodeBuffers,
+    pub timecode: &'a mut ChaseFeedBuffers,
 }
 
 /// The box with its store: brings the network up per `booted.net`, starts the
@@ -111,7 +111,7 @@ pub async fn run_store<F: NorFlash, D: Slot, W: Watchdog>(
         net,
         faults,
     } = booted;
-    let identity = show::Identity {
+    let identity = doors::Identity {
         firmware,
         default_name,
         osc_port: settings.osc_port(),
@@ -139,7 +139,7 @@ pub async fn run_store<F: NorFlash, D: Slot, W: Watchdog>(
         match select5(
             run_player(store, &state, &mut sink),
             serve(stack, &ports, &state, control),
-            show::serve(stack, &ports, &state, &identity, show_buffers),
+            doors::serve(stack, &ports, &state, &identity, show_buffers),
             keep_card(store, &state, settings),
             listen(stack, &state.timecode, timecode_buffers),
         )

@@ -9,14 +9,15 @@
 use core::cell::RefCell;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
+use crate::library::{BoxLibrary, BoxTake};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::blocking_mutex::Mutex as BlockingMutex;
 use embassy_sync::mutex::Mutex;
 use embassy_time::{with_timeout, Duration};
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::String;
-use llv_box_card::Slot;
-use llv_box_control::{Shelf, ShelfTake, Take};
+use llv_card::Slot;
+use llv_control::Take;
 use llv_core::packet::{FaceFrame, MAX_LEN};
 use llv_core::settings::SUBJECT_LEN;
 
@@ -25,7 +26,7 @@ use crate::source::{Frame, FrameSource};
 
 /// The library (flash store and card) shared by the control session, the
 /// show doors, the card's keeper and the player.
-pub type SharedShelf<F, D> = Mutex<CriticalSectionRawMutex, Shelf<F, D>>;
+pub type SharedLibrary<F, D> = Mutex<CriticalSectionRawMutex, BoxLibrary<F, D>>;
 
 /// The subject every sent frame gets, if renamed; changed by the settings at any time.
 pub type SubjectCell = BlockingMutex<CriticalSectionRawMutex, RefCell<Option<String<SUBJECT_LEN>>>>;
@@ -60,8 +61,8 @@ pub enum StoredError {
 
 /// Frames of a stored take, through a read-ahead ring.
 pub struct StoreSource<'a, F, D: Slot, const N: usize> {
-    store: &'a SharedShelf<F, D>,
-    reader: ShelfTake,
+    store: &'a SharedLibrary<F, D>,
+    reader: BoxTake,
     ring: &'a mut FrameRing<N>,
     /// Index of the frame at the front of the ring.
     front: u32,
@@ -103,8 +104,8 @@ impl<'a, F: NorFlash, D: Slot, const N: usize> StoreSource<'a, F, D, N> {
     /// Plays `reader`'s take from `store` through `ring`, renamed per
     /// `subject`; `gauge` follows how full the ring is.
     pub fn new(
-        store: &'a SharedShelf<F, D>,
-        reader: ShelfTake,
+        store: &'a SharedLibrary<F, D>,
+        reader: BoxTake,
         ring: &'a mut FrameRing<N>,
         subject: &'a SubjectCell,
         gauge: &'a ReadAheadGauge,
@@ -126,7 +127,11 @@ impl<'a, F: NorFlash, D: Slot, const N: usize> StoreSource<'a, F, D, N> {
 
     /// Reads up to `most` frames into the ring, while it can take the
     /// largest packet.
-    async fn fill(&mut self, shelf: &mut Shelf<F, D>, most: usize) -> Result<(), StoredError> {
+    async fn fill(
+        &mut self,
+        library: &mut BoxLibrary<F, D>,
+        most: usize,
+    ) -> Result<(), StoredError> {
         let mut raw = [0u8; MAX_LEN];
         let count = self.reader.header().frame_count;
         for _ in 0..most {
@@ -134,18 +139,18 @@ impl<'a, F: NorFlash, D: Slot, const N: usize> StoreSource<'a, F, D, N> {
                 break;
             }
             let (time_us, len) = match &mut self.reader {
-                ShelfTake::Flash(reader) => reader
-                    .packet(&mut shelf.store, self.fetch, &mut raw)
+                BoxTake::Flash(reader) => reader
+                    .packet(&mut library.store, self.fetch, &mut raw)
                     .await
                     .map(|(entry, packet)| (entry.time_us, packet.len()))
                     .map_err(|_| StoredError::Read)?,
-                ShelfTake::Card(reader) => shelf
+                BoxTake::Card(reader) => library
                     .card
                     .packet(reader, self.fetch, &mut raw)
                     .await
                     .map(|entry| (entry.time_us, usize::from(entry.len)))
                     .map_err(|e| match e {
-                        llv_box_card::CardError::Removed => StoredError::CardRemoved,
+                        llv_card::CardError::Removed => StoredError::CardRemoved,
                         _ => StoredError::Read,
                     })?,
             };
@@ -198,8 +203,8 @@ impl<F: NorFlash, D: Slot, const N: usize> FrameSource for StoreSource<'_, F, D,
         // (an upload's chunk) lets it in; an erase or a card's stall outlasts
         // it and the ring plays on.
         let top_up = async {
-            let mut shelf = self.store.lock().await;
-            self.fill(&mut shelf, TOP_UP).await
+            let mut library = self.store.lock().await;
+            self.fill(&mut library, TOP_UP).await
         };
         if let Ok(filled) = with_timeout(TOP_UP_WAIT, top_up).await {
             filled?;
@@ -229,13 +234,13 @@ impl<F: NorFlash, D: Slot, const N: usize> FrameSource for StoreSource<'_, F, D,
                 return Ok(time);
             }
         }
-        let mut shelf = self.store.lock().await;
+        let mut library = self.store.lock().await;
         let entry = match &mut self.reader {
-            ShelfTake::Flash(reader) => reader
-                .entry(&mut shelf.store, index)
+            BoxTake::Flash(reader) => reader
+                .entry(&mut library.store, index)
                 .await
                 .map_err(|_| StoredError::Read)?,
-            ShelfTake::Card(reader) => shelf
+            BoxTake::Card(reader) => library
                 .card
                 .entry(reader, index)
                 .await

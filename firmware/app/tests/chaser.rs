@@ -12,8 +12,8 @@ use common::*;
 use embassy_futures::select::{select3, Either3};
 use embassy_time::{Duration, Instant, Timer};
 use llv_box::builtin::take;
+use llv_box::chase_feed::ChaseFeed;
 use llv_box::chaser::chase;
-use llv_box::timecode::Timecode;
 use llv_box::{FrameSource, PlayError};
 use llv_core::artnet::{ArtTimeCode, Label, TimecodeKind};
 use llv_core::chase::ChaseState;
@@ -52,7 +52,7 @@ impl Master {
 
     /// Sends the timecode into `timecode`, each frame 0 to 3 ms late, with a
     /// bad packet and a DMX packet every 10 frames.
-    async fn run(&self, timecode: &Timecode) {
+    async fn run(&self, timecode: &ChaseFeed) {
         let t0 = Instant::now();
         for k in 0..self.frames {
             let jitter = u64::from(k.wrapping_mul(2_654_435_761) >> 20) % 3_000;
@@ -97,7 +97,7 @@ struct Chased {
 /// Chases a take of `n` frames 60 fps apart, at `offset`, while `master` runs.
 fn chase_master(n: u32, offset: Label, master: &Master) -> Chased {
     let _clock = clock();
-    let timecode = Timecode::new();
+    let timecode = ChaseFeed::new();
     timecode.begin(&ChaseSpec {
         offset: Some(offset),
         ..ChaseSpec::DEFAULT
@@ -281,7 +281,7 @@ fn a_take_at_its_own_timecode_starts_at_its_first_frame_time() {
         jump: None,
         linger: Duration::from_millis(200),
     };
-    let timecode = Timecode::new();
+    let timecode = ChaseFeed::new();
     timecode.begin(&ChaseSpec::DEFAULT);
     let mut sink = Recorder::default();
     let t0 = Instant::now();
@@ -301,7 +301,7 @@ fn a_take_at_its_own_timecode_starts_at_its_first_frame_time() {
     assert!(at >= want && at < want + 4_000, "{at} vs {want}");
 
     // Random bytes carry no frame time: no own timecode to chase.
-    let timecode = Timecode::new();
+    let timecode = ChaseFeed::new();
     timecode.begin(&ChaseSpec::DEFAULT);
     let r = on_mock_clock(
         chase(

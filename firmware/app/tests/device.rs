@@ -11,18 +11,18 @@ use embassy_sync::mutex::Mutex;
 use embassy_time::{Duration, Instant, Timer};
 use embedded_storage_async::nor_flash::{NorFlash, ReadNorFlash};
 use llv_box::device::{run_player, BoxDevice, BoxState};
-use llv_box::health::STALL_LIMIT;
-use llv_box::stored::SharedShelf;
-use llv_box_card::{Card, CardPort, NoCard};
-use llv_box_control::mock::ScriptedStream;
-use llv_box_control::{serve_connection, ConnectionBuffers, Control, Limits, Penalties, LIMITS};
-use llv_box_control::{Shelf, ShelfTake};
+use llv_box::library::{BoxLibrary, BoxTake};
+use llv_box::read_ahead::SharedLibrary;
+use llv_box::watchdog::STALL_LIMIT;
 use llv_box_store::mock::{synthetic_image, MockFlash};
 use llv_box_store::Store;
+use llv_card::{Card, CardPort, NoCard};
+use llv_control::mock::ScriptedStream;
+use llv_control::{serve_connection, ConnectionBuffers, Control, Limits, Penalties, LIMITS};
 use llv_core::control::{
     encode, Request, Response, Start, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
 };
-use llv_core::take::TakeImage;
+use llv_core::take::{TakeImage, MAX_CHUNK};
 
 type Flash = MockFlash<4, 4096>;
 
@@ -32,14 +32,14 @@ const LIMIT: Duration = Duration::from_secs(120);
 /// A store holding `frames` frames of synthetic take "t" (16.667 ms apart,
 /// 264 to 563 bytes).
 /// The library of the tests: a store, and a card slot that stays empty.
-type SharedStore<F> = SharedShelf<F, NoCard>;
+type SharedStore<F> = SharedLibrary<F, NoCard>;
 
 static NO_CARD: CardPort<NoCard> = CardPort::new(NoCard);
 
 fn shelf<F: NorFlash>(
     store: Store<F>,
-) -> Mutex<embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex, Shelf<F, NoCard>> {
-    Mutex::new(Shelf {
+) -> Mutex<embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex, BoxLibrary<F, NoCard>> {
+    Mutex::new(BoxLibrary {
         store,
         card: Card::new(&NO_CARD),
     })
@@ -91,7 +91,7 @@ fn with_player<F: NorFlash, T>(
 }
 
 fn play<F: NorFlash>(store: &SharedStore<F>, state: &BoxState, loops: u32) {
-    let reader = ShelfTake::Flash(store.try_lock().unwrap().store.reader("t").unwrap());
+    let reader = BoxTake::Flash(store.try_lock().unwrap().store.reader("t").unwrap());
     state.request_play(reader, &[target(9)], loops, Start::Now);
 }
 
@@ -276,7 +276,10 @@ fn upload_while_playing(limits: Limits) -> (Recorder, Instant, Duration) {
     on_mock_clock(
         async {
             let id = store.begin_upload("t", h.total_len, h.crc32).await.unwrap();
-            store.write_chunk(id, 0, &take).await.unwrap();
+            for (i, chunk) in take.chunks(MAX_CHUNK).enumerate() {
+                let at = (i * MAX_CHUNK) as u32;
+                store.write_chunk(id, at, chunk).await.unwrap();
+            }
             store.commit_upload(id).await.unwrap();
         },
         MS,

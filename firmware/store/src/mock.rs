@@ -131,7 +131,7 @@ impl<const WRITE: usize, const ERASE: usize> MockFlash<WRITE, ERASE> {
             return Err(MockError::PowerCut);
         }
         let start = offset as usize;
-        if start % align != 0 || len % align != 0 {
+        if !start.is_multiple_of(align) || !len.is_multiple_of(align) {
             return Err(MockError::NotAligned);
         }
         if start + len > self.bytes.len() {

@@ -21,9 +21,8 @@ use core::fmt;
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::{String, Vec};
 use llv_core::control::{Place, TakeInfo, MAX_TAKES};
-use llv_core::packet::MIN_LEN;
 use llv_core::settings::Settings;
-use llv_core::take::{ImageCheck, TakeError, TakeHeader, HEADER_LEN, NAME_LEN};
+use llv_core::take::{ImageCheck, TakeError, TakeHeader, UploadError, HEADER_LEN, NAME_LEN};
 
 use crate::layout::{Begin, COMMIT_AT, IMAGE_AT, SETTINGS_BLOCKS, UNIT};
 use crate::settings_log::{Log, SaveError, Unreadable, RECORD_MAX};
@@ -56,31 +55,15 @@ pub enum StoreError<E> {
     },
     /// No upload is in progress (on this connection).
     NoUpload,
+    /// The upload breaks the upload contract (order, length, name, CRC, image).
+    Upload(UploadError),
     /// Another upload is in progress.
     Busy {
         /// The take it uploads.
         name: String<NAME_LEN>,
     },
-    /// A chunk at another offset than the next expected one.
-    Order {
-        /// The next offset expected.
-        expected: u32,
-    },
-    /// More bytes than announced.
-    TooLong,
-    /// Commit before all bytes arrived.
-    Incomplete {
-        /// Bytes received.
-        received: u32,
-        /// Bytes announced.
-        total: u32,
-    },
-    /// The image is not a valid take.
+    /// The image read back from flash is not the valid take that arrived.
     Image(TakeError),
-    /// The image's name differs from the upload's name.
-    NameMismatch,
-    /// The take name is empty or longer than 32 bytes.
-    BadName,
     /// The image holds a take's begin record at byte `offset`, an erase block
     /// boundary of the flash (it would list as a take once this one is deleted).
     InnerRecord {
@@ -111,14 +94,8 @@ impl<E: fmt::Debug> fmt::Display for StoreError<E> {
                     "another connection is uploading \"{name}\": try again later"
                 )
             }
-            StoreError::Order { expected } => write!(f, "expected a chunk at offset {expected}"),
-            StoreError::TooLong => f.write_str("more bytes than announced"),
-            StoreError::Incomplete { received, total } => {
-                write!(f, "received {received} of {total} bytes")
-            }
-            StoreError::Image(e) => write!(f, "{e}"),
-            StoreError::NameMismatch => f.write_str("image name differs from the upload name"),
-            StoreError::BadName => write!(f, "name must be 1..={NAME_LEN} bytes"),
+            StoreError::Upload(e) => write!(f, "{e}"),
+            StoreError::Image(e) => write!(f, "read back from flash: {e}"),
             StoreError::InnerRecord { offset } => {
                 write!(f, "image holds a take record at byte {offset}: refused")
             }
@@ -130,6 +107,12 @@ impl<E: fmt::Debug> fmt::Display for StoreError<E> {
 impl<E> From<TakeError> for StoreError<E> {
     fn from(e: TakeError) -> Self {
         StoreError::Image(e)
+    }
+}
+
+impl<E> From<UploadError> for StoreError<E> {
+    fn from(e: UploadError) -> Self {
+        StoreError::Upload(e)
     }
 }
 
@@ -156,7 +139,8 @@ pub(crate) struct Entry {
 
 /// The upload in progress.
 struct Upload {
-    name: String<NAME_LEN>,
+    /// The contract every library keeps: order, length, name, CRC, image.
+    contract: llv_core::take::Upload,
     begin: Begin,
     first_block: u32,
     /// Image bytes received.
@@ -195,11 +179,11 @@ impl<F: NorFlash> Store<F> {
         let block = u32::try_from(F::ERASE_SIZE).unwrap_or(0);
         let len = region.end.saturating_sub(region.start);
         let usable = F::READ_SIZE == 1
-            && UNIT % F::WRITE_SIZE == 0
-            && block as usize % UNIT == 0
+            && UNIT.is_multiple_of(F::WRITE_SIZE)
+            && (block as usize).is_multiple_of(UNIT)
             && block as usize >= 4 * UNIT
-            && region.start % block == 0
-            && len % block == 0
+            && region.start.is_multiple_of(block)
+            && len.is_multiple_of(block)
             && len / block > SETTINGS_BLOCKS
             && region.end as usize <= flash.capacity();
         let mut store = Store {
@@ -436,23 +420,16 @@ impl<F: NorFlash> Store<F> {
     ) -> Result<u32, StoreError<F::Error>> {
         if let Some(other) = &self.upload {
             return Err(StoreError::Busy {
-                name: other.name.clone(),
+                name: llv_core::control::bounded(other.contract.name()),
             });
         }
         if self.fault == Some(StoreFault::Layout) {
             return Err(StoreError::Unusable);
         }
-        let mut owned = String::new();
-        if name.is_empty() || owned.push_str(name).is_err() {
-            return Err(StoreError::BadName);
-        }
+        let contract = llv_core::take::Upload::begin(name, total_len, crc32)?;
         let replaces = self.takes.iter().any(|e| e.header.name == name);
         if self.takes.is_full() && !replaces {
             return Err(StoreError::Full);
-        }
-        let min = TakeHeader::entry_offset(1) + MIN_LEN;
-        if (total_len as usize) < min {
-            return Err(TakeError::Inconsistent.into());
         }
         let begin = Begin {
             seq: self.next_seq,
@@ -470,7 +447,7 @@ impl<F: NorFlash> Store<F> {
         self.next_seq = self.next_seq.wrapping_add(1);
         self.next_fit = (first_block + needed) % self.blocks;
         self.upload = Some(Upload {
-            name: owned,
+            contract,
             begin,
             first_block,
             received: 0,
@@ -490,13 +467,11 @@ impl<F: NorFlash> Store<F> {
     ) -> Result<(), StoreError<F::Error>> {
         let w = F::WRITE_SIZE;
         let up = self.upload_mut(id)?;
-        if offset != up.received {
-            return Err(StoreError::Order {
-                expected: up.received,
-            });
-        }
-        if u64::from(offset) + data.len() as u64 > u64::from(up.begin.total_len) {
-            return Err(StoreError::TooLong);
+        if let Err(e) = up.contract.chunk(offset, data) {
+            if e.is_fatal() {
+                self.upload = None;
+            }
+            return Err(e.into());
         }
         let mut data = data;
         // Complete the pending partial unit first.
@@ -546,11 +521,11 @@ impl<F: NorFlash> Store<F> {
     pub async fn commit_upload(&mut self, id: u32) -> Result<TakeHeader, StoreError<F::Error>> {
         let w = F::WRITE_SIZE;
         let up = self.upload_mut(id)?;
-        if up.received != up.begin.total_len {
-            return Err(StoreError::Incomplete {
-                received: up.received,
-                total: up.begin.total_len,
-            });
+        if !up.contract.is_complete() {
+            return Err(StoreError::Upload(UploadError::Incomplete {
+                received: up.contract.received(),
+                total: up.contract.total(),
+            }));
         }
         if up.tail_len > 0 {
             let (tail, tail_len) = (up.tail, up.tail_len);
@@ -561,13 +536,14 @@ impl<F: NorFlash> Store<F> {
         let Some(up) = self.upload.take() else {
             return Err(StoreError::NoUpload);
         };
+        let arrived = up.contract.finish()?;
         let at = self.block_addr(up.first_block);
         let header = self.check_image(at + IMAGE_AT, &up.begin).await?;
-        if header.name != up.name {
-            return Err(StoreError::NameMismatch);
+        if header != arrived {
+            return Err(StoreError::Image(TakeError::Inconsistent));
         }
         self.write(at + COMMIT_AT, &up.begin.commit()).await?;
-        if let Some(i) = self.takes.iter().position(|e| e.header.name == up.name) {
+        if let Some(i) = self.takes.iter().position(|e| e.header.name == header.name) {
             let old = self.block_addr(self.takes[i].first_block);
             self.erase_block(old).await?;
             self.takes.remove(i);

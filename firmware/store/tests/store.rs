@@ -8,7 +8,7 @@ use llv_box_store::{StoreError, StoreFault};
 use llv_core::control::MAX_TAKES;
 use llv_core::packet::MAX_LEN;
 use llv_core::settings::{Settings, Target};
-use llv_core::take::TakeError;
+use llv_core::take::{TakeError, UploadError, MAX_CHUNK};
 
 #[test]
 fn uploads_survive_remount_and_read_back_frame_by_frame() {
@@ -84,30 +84,37 @@ fn bad_uploads_are_refused_and_never_listed() {
             .unwrap();
         assert_eq!(
             store.write_chunk(id, 5, &a[..10]).await,
-            Err(StoreError::Order { expected: 0 })
+            Err(StoreError::Upload(UploadError::Order { expected: 0 }))
         );
         store.write_chunk(id, 0, &a[..100]).await.unwrap();
         assert_eq!(
             store.commit_upload(id).await.unwrap_err(),
-            StoreError::Incomplete {
+            StoreError::Upload(UploadError::Incomplete {
                 received: 100,
                 total: h.total_len
-            }
+            })
         );
         let mut bad = a.clone();
         bad.push(0);
         assert_eq!(
             store.write_chunk(id, 100, &bad[100..]).await,
-            Err(StoreError::TooLong)
+            Err(StoreError::Upload(UploadError::TooLong {
+                total: h.total_len
+            }))
         );
         // One flipped bit in a packet: the CRC catches it at commit.
         let mut flipped = a.clone();
         let last = flipped.len() - 1;
         flipped[last] ^= 1;
-        store.write_chunk(id, 100, &flipped[100..]).await.unwrap();
+        for (i, chunk) in flipped[100..].chunks(MAX_CHUNK).enumerate() {
+            let at = 100 + (i * MAX_CHUNK) as u32;
+            store.write_chunk(id, at, chunk).await.unwrap();
+        }
         assert!(matches!(
             store.commit_upload(id).await,
-            Err(StoreError::Image(TakeError::Crc { .. }))
+            Err(StoreError::Upload(UploadError::Image(
+                TakeError::Crc { .. }
+            )))
         ));
         assert_eq!(
             store.commit_upload(id).await.unwrap_err(),
@@ -118,14 +125,13 @@ fn bad_uploads_are_refused_and_never_listed() {
             .begin_upload("other", h.total_len, h.crc32)
             .await
             .unwrap();
-        store.write_chunk(id, 0, &a).await.unwrap();
         assert_eq!(
-            store.commit_upload(id).await.unwrap_err(),
-            StoreError::NameMismatch
+            store.write_chunk(id, 0, &a[..MAX_CHUNK.min(a.len())]).await,
+            Err(StoreError::Upload(UploadError::NameMismatch))
         );
         assert_eq!(
             store.begin_upload("", 1000, 0).await.unwrap_err(),
-            StoreError::BadName
+            StoreError::Upload(UploadError::BadName)
         );
         assert_eq!(
             store.begin_upload("huge", 16 * 1024, 0).await.unwrap_err(),

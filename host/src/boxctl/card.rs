@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
-use llv_box_card::image::{on_image, ImageFile};
-use llv_box_card::names::{file_name, is_take_file, DIR, TEMP};
-use llv_box_card::Scanned;
+use llv_card::image::{on_image, ImageFile};
+use llv_card::names::{file_name, is_take_file, DIR, TEMP};
+use llv_card::Scanned;
 use llv_core::control::MAX_CHUNK;
 use llv_core::take::{ImageCheck, TakeHeader};
 
@@ -148,8 +148,8 @@ fn write(card: &Path, image: &[u8]) -> Result<String> {
             Ok(file.unwrap_or_default())
         },
     )
-    .map_err(|e: llv_box_card::CardError| match e {
-        llv_box_card::CardError::NoCard => anyhow!("{NOT_FORMATTED}"),
+    .map_err(|e: llv_card::CardError| match e {
+        llv_card::CardError::NoCard => anyhow!("{NOT_FORMATTED}"),
         e => anyhow!("{e}"),
     })
 }

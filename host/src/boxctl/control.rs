@@ -289,7 +289,7 @@ fn parse_changes(
     mut current: Settings,
 ) -> Result<BoundedVec<Setting, MAX_CHANGES>> {
     ensure!(
-        pairs.len() % 2 == 0,
+        pairs.len().is_multiple_of(2),
         "config takes KEY VALUE pairs; {:?} has no value",
         pairs.last()
     );

@@ -1,5 +1,5 @@
 //! `llv serve`'s take library: a folder of recordings, as the box's control
-//! session sees its store (`llv_box_control::TakeLibrary`).
+//! session sees its store (`llv_control::TakeLibrary`).
 //!
 //! - Every recording in the folder (any format `llv` reads; files starting
 //!   with `.` are skipped) is a take named after its file name without the
@@ -8,8 +8,9 @@
 //! - A take's frame count, length and CRC are those of the take image
 //!   `llv flash` would build from it (core's one builder), so `llv flash`
 //!   checks an upload to `llv serve` as it checks one to the box.
-//! - An upload is received whole in memory, checked as the box checks it
-//!   (header, entries, CRC, name), and written as `NAME.gesichter` (LLV's
+//! - An upload is received whole in memory, checked by the one upload
+//!   contract every library keeps ([`llv_core::take::Upload`]: order, length,
+//!   name, CRC, the image), and written as `NAME.gesichter` (LLV's
 //!   gzip, atomically); it replaces that file, not a recording of another
 //!   format with the same name (the `.gesichter` file is the take from then on).
 //! - Deleting a take deletes its file.
@@ -22,10 +23,10 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use heapless::Vec as Bounded;
-use llv_box_control::library::{not_found, Refusal, Take as LibraryTake, TakeLibrary};
+use llv_control::library::{not_found, upload_refusal, Refusal, Take as LibraryTake, TakeLibrary};
 use llv_core::control::{ErrorCode, Fault, Place, TakeInfo, LIVE_LINK_PORT, MAX_TAKES};
 use llv_core::settings::{Settings, Target};
-use llv_core::take::{TakeHeader, TakeImage, NAME_LEN};
+use llv_core::take::{TakeHeader, TakeImage, UploadError, NAME_LEN};
 
 use crate::boxctl::flash::image_of;
 use crate::recording::{self, Format, WriteOptions};
@@ -64,9 +65,7 @@ struct Loaded {
 /// An upload in progress.
 struct Upload {
     id: u32,
-    name: String,
-    crc32: u32,
-    total_len: u32,
+    contract: llv_core::take::Upload,
     bytes: Vec<u8>,
 }
 
@@ -233,17 +232,19 @@ impl TakeLibrary for Folder {
         place: Place,
     ) -> Result<u32, Refusal> {
         if place == Place::Card {
-            return Err(llv_box_control::library::no_card());
+            return Err(llv_control::library::no_card());
         }
         if let Some(other) = &self.upload {
             return Err(refused(
                 ErrorCode::UploadOrder,
                 format!(
                     "another connection is uploading \"{}\": try again later",
-                    other.name
+                    other.contract.name()
                 ),
             ));
         }
+        let contract = llv_core::take::Upload::begin(name, total_len, crc32)
+            .map_err(|e| upload_refusal(&e))?;
         let file = format!("{name}.gesichter");
         if take_name(Path::new(&file)).as_deref() != Some(name)
             || name.contains(['/', '\\'])
@@ -264,9 +265,7 @@ impl TakeLibrary for Folder {
         self.next_id = self.next_id.wrapping_add(1).max(1);
         self.upload = Some(Upload {
             id,
-            name: name.to_string(),
-            crc32,
-            total_len,
+            contract,
             bytes: Vec::with_capacity(total_len as usize),
         });
         Ok(id)
@@ -277,14 +276,11 @@ impl TakeLibrary for Folder {
             Some(up) if up.id == id => up,
             _ => return Err(refused(ErrorCode::UploadOrder, "no upload in progress")),
         };
-        if offset as usize != up.bytes.len() {
-            return Err(refused(
-                ErrorCode::UploadOrder,
-                format!("expected a chunk at offset {}", up.bytes.len()),
-            ));
-        }
-        if up.bytes.len() + data.len() > up.total_len as usize {
-            return Err(refused(ErrorCode::UploadOrder, "more bytes than announced"));
+        if let Err(e) = up.contract.chunk(offset, data) {
+            if e.is_fatal() {
+                self.upload = None;
+            }
+            return Err(upload_refusal(&e));
         }
         up.bytes.extend_from_slice(data);
         Ok(())
@@ -297,11 +293,12 @@ impl TakeLibrary for Folder {
     async fn commit_upload(&mut self, id: u32) -> Result<TakeHeader, Refusal> {
         match &self.upload {
             Some(up) if up.id == id => {
-                if up.bytes.len() != up.total_len as usize {
-                    return Err(refused(
-                        ErrorCode::UploadOrder,
-                        format!("received {} of {} bytes", up.bytes.len(), up.total_len),
-                    ));
+                if !up.contract.is_complete() {
+                    let e = UploadError::Incomplete {
+                        received: up.contract.received(),
+                        total: up.contract.total(),
+                    };
+                    return Err(upload_refusal(&e));
                 }
             }
             _ => return Err(refused(ErrorCode::UploadOrder, "no upload in progress")),
@@ -309,26 +306,14 @@ impl TakeLibrary for Folder {
         let Some(up) = self.upload.take() else {
             return Err(refused(ErrorCode::UploadOrder, "no upload in progress"));
         };
-        let image = TakeImage::parse(&up.bytes).map_err(|e| {
-            let code = match e {
-                llv_core::take::TakeError::Crc { .. } => ErrorCode::Crc,
-                _ => ErrorCode::BadImage,
-            };
-            refused(code, e)
-        })?;
-        let header = image.header().clone();
-        if header.name != up.name.as_str() || header.crc32 != up.crc32 {
-            return Err(refused(
-                ErrorCode::BadImage,
-                "image name or CRC differs from the upload's",
-            ));
-        }
+        let header = up.contract.finish().map_err(|e| upload_refusal(&e))?;
+        let image = TakeImage::parse(&up.bytes).map_err(|e| refused(ErrorCode::BadImage, e))?;
         let mut take = Take::with_capacity(header.frame_count as usize);
         for (i, (_, packet)) in image.frames().enumerate() {
             take.push(packet)
                 .map_err(|e| refused(ErrorCode::BadImage, format!("frame {i}: {e}")))?;
         }
-        let path = self.dir.join(format!("{}.gesichter", up.name));
+        let path = self.dir.join(format!("{}.gesichter", header.name));
         recording::write(&path, Format::Llv, &take, WriteOptions::default(), true)
             .map_err(|e| refused(ErrorCode::Flash, format!("{e:#}")))?;
         self.rescan();

@@ -1,5 +1,5 @@
 //! `llv serve TAKES_DIR`: a laptop as a box. The box's own protocol code
-//! (`llv_box_control`: the session, the control connection loop, the OSC
+//! (`llv_control`: the session, the control connection loop, the OSC
 //! door, the mDNS answers) runs on `std` threads over a folder of recordings
 //! ([`folder`]) and `llv play`'s pacing ([`player`]), so `llv flash`, `llv
 //! box`, show tools and `llv discover` meet the same box either way.
@@ -24,10 +24,10 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::mutex::Mutex;
-use llv_box_control::osc::{
+use llv_control::osc::{
     serve_osc_connection, OscBuffers, ReplySink, UdpDoor, MAX_PACKET, MAX_REPLY, PUSH_POLL,
 };
-use llv_box_control::{
+use llv_control::{
     mdns, serve_connection, ConnectionBuffers, Control, Penalties, TakeLibrary, LIMITS,
 };
 use llv_core::control::CONTROL_PORT;
@@ -329,7 +329,7 @@ fn serve_osc_udp(socket: UdpSocket, shared: Shared, mut player: Player) {
                 ));
             }
             Ok((_, from)) => {
-                let n = llv_box_control::osc::error_reply(&mut out, "packet over 512 bytes");
+                let n = llv_control::osc::error_reply(&mut out, "packet over 512 bytes");
                 let _ = socket.send_to(&out[..n], from);
             }
             Err(_) => {}
@@ -391,7 +391,7 @@ fn respond(
                 .map_or_else(|| default_name.to_string(), |n| n.to_string());
             (name, library.free_bytes())
         };
-        let playing = llv_box_control::Device::<folder::FolderTake>::playing(&player)
+        let playing = llv_control::Playback::<folder::FolderTake>::playing(&player)
             .map(|p| p.take.to_string())
             .unwrap_or_default();
         let identity = |ipv4: Ipv4Addr| mdns::Identity {

@@ -1,4 +1,4 @@
-//! `llv serve`'s player: the box's [`Device`] on a laptop. A take plays on a
+//! `llv serve`'s player: the box's [`Playback`] on a laptop. A take plays on a
 //! thread of its own through `llv play`'s pacing (`commands::play::play`:
 //! absolute deadlines from the take's own frame times, from now or from a
 //! time on the player's clock) or follows Art-Net timecode as `llv play
@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use heapless::Vec as Bounded;
 use indicatif::ProgressBar;
-use llv_box_control::Device;
+use llv_control::Playback;
 use llv_core::control::{bounded, Fault, Playing, Start, TargetCounts, MAX_FAULTS};
 use llv_core::settings::{Settings, Target};
 
@@ -22,7 +22,7 @@ use crate::commands::play::{play, play_chased, Options};
 use crate::take::Edit;
 
 /// One playback in progress.
-struct Playback {
+struct Running {
     name: String,
     frames: u64,
     targets: Vec<Target>,
@@ -41,7 +41,7 @@ struct State {
     artnet_port: u16,
     address: Option<[u8; 4]>,
     subject: Option<String>,
-    playback: Option<Playback>,
+    playback: Option<Running>,
 }
 
 /// The player, shared by every connection of `llv serve`.
@@ -75,7 +75,7 @@ impl Player {
     }
 }
 
-impl Device<FolderTake> for Player {
+impl Playback<FolderTake> for Player {
     fn play(&mut self, take: FolderTake, targets: &[Target], loop_count: u32, start: Start) {
         self.stop_now();
         let subject = self.state().subject.clone();
@@ -151,7 +151,7 @@ impl Device<FolderTake> for Player {
             })
         };
         eprintln!("playing {name} to {} target(s)", targets.len());
-        self.state().playback = Some(Playback {
+        self.state().playback = Some(Running {
             name,
             frames,
             targets: targets.to_vec(),

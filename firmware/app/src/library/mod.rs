@@ -10,22 +10,32 @@
 //!   flash take wins).
 //! - Settings, the flash's bytes and the lock are the store's; faults come
 //!   from both.
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`flash`] | the flash store's errors and faults in the protocol's terms |
+//! | [`card`] | the card's errors and faults in the protocol's terms |
+
+pub mod card;
+pub mod flash;
 
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::Vec;
-use llv_box_card::{Card, CardError, CardReader, Slot};
-use llv_box_store::{Store, TakeReader};
-use llv_core::control::{ErrorCode, Fault, FaultCode, Place, TakeInfo, MAX_TAKES};
+use llv_box_store::{Store, StoreFault, TakeReader};
+use llv_card::{Card, CardReader, Slot};
+use llv_control::library::{not_found, Refusal, Take, TakeLibrary};
+use llv_core::control::{ErrorCode, Fault, Place, TakeInfo, MAX_TAKES};
 use llv_core::settings::Settings;
 use llv_core::take::TakeHeader;
 
-use crate::library::{detail, not_found, Refusal, Take, TakeLibrary};
+use card::{card_error, card_fault};
+use flash::{store_error, store_fault, take_error};
 
 /// Upload ids of the card have this bit set (the store's never reach it).
 const CARD_UPLOAD: u32 = 1 << 31;
 
 /// The flash store and the card.
-pub struct Shelf<F, D: Slot> {
+pub struct BoxLibrary<F, D: Slot> {
     /// The take store on flash (and the settings).
     pub store: Store<F>,
     /// The card's takes.
@@ -34,41 +44,23 @@ pub struct Shelf<F, D: Slot> {
 
 /// A take opened for the player, from flash or from the card.
 #[derive(Clone, Debug)]
-pub enum ShelfTake {
+pub enum BoxTake {
     /// On flash.
     Flash(TakeReader),
     /// On the card.
     Card(CardReader),
 }
 
-impl Take for ShelfTake {
+impl Take for BoxTake {
     fn header(&self) -> &TakeHeader {
         match self {
-            ShelfTake::Flash(t) => t.header(),
-            ShelfTake::Card(t) => t.header(),
+            BoxTake::Flash(t) => t.header(),
+            BoxTake::Card(t) => t.header(),
         }
     }
 }
 
-/// A card error in the protocol's terms.
-pub fn card_error(e: &CardError, name: &str) -> Refusal {
-    let code = match e {
-        CardError::NotFound => return not_found(name),
-        CardError::NoCard | CardError::Removed | CardError::Io(_) => ErrorCode::Flash,
-        CardError::Full | CardError::NoSpace => ErrorCode::NoSpace,
-        CardError::Busy
-        | CardError::NoUpload
-        | CardError::Order { .. }
-        | CardError::TooLong
-        | CardError::Incomplete { .. } => ErrorCode::UploadOrder,
-        CardError::Image(llv_core::take::TakeError::Crc { .. }) => ErrorCode::Crc,
-        CardError::Image(_) | CardError::NameMismatch => ErrorCode::BadImage,
-        CardError::BadName => ErrorCode::Invalid,
-    };
-    Refusal::fmt(code, format_args!("card: {e}"))
-}
-
-impl<F: NorFlash, D: Slot> Shelf<F, D> {
+impl<F: NorFlash, D: Slot> BoxLibrary<F, D> {
     fn on_card(&self, name: &str) -> bool {
         self.card.takes().iter().any(|t| t.header.name == name)
     }
@@ -78,11 +70,11 @@ impl<F: NorFlash, D: Slot> Shelf<F, D> {
     }
 }
 
-impl<F: NorFlash, D: Slot> TakeLibrary for Shelf<F, D> {
-    type Take = ShelfTake;
+impl<F: NorFlash, D: Slot> TakeLibrary for BoxLibrary<F, D> {
+    type Take = BoxTake;
 
     fn list(&self) -> Vec<TakeInfo, MAX_TAKES> {
-        let mut takes = TakeLibrary::list(&self.store);
+        let mut takes = self.store.list();
         for t in self.card.takes() {
             let info = TakeInfo {
                 name: t.header.name.clone(),
@@ -98,13 +90,13 @@ impl<F: NorFlash, D: Slot> TakeLibrary for Shelf<F, D> {
         takes
     }
 
-    fn open(&self, name: &str) -> Result<ShelfTake, Refusal> {
-        if let Ok(t) = TakeLibrary::open(&self.store, name) {
-            return Ok(ShelfTake::Flash(t));
+    fn open(&self, name: &str) -> Result<BoxTake, Refusal> {
+        if let Ok(t) = self.store.reader(name) {
+            return Ok(BoxTake::Flash(t));
         }
         self.card
             .reader(name)
-            .map(ShelfTake::Card)
+            .map(BoxTake::Card)
             .ok_or_else(|| not_found(name))
     }
 
@@ -131,9 +123,11 @@ impl<F: NorFlash, D: Slot> TakeLibrary for Shelf<F, D> {
             ));
         }
         match place {
-            Place::Internal => {
-                TakeLibrary::begin_upload(&mut self.store, name, total_len, crc32, place).await
-            }
+            Place::Internal => self
+                .store
+                .begin_upload(name, total_len, crc32)
+                .await
+                .map_err(store_error),
             Place::Card => {
                 let begun = self.card.begin_upload(name, total_len, crc32);
                 begun
@@ -145,19 +139,23 @@ impl<F: NorFlash, D: Slot> TakeLibrary for Shelf<F, D> {
 
     async fn write_chunk(&mut self, id: u32, offset: u32, data: &[u8]) -> Result<(), Refusal> {
         if id & CARD_UPLOAD == 0 {
-            return TakeLibrary::write_chunk(&mut self.store, id, offset, data).await;
+            return self
+                .store
+                .write_chunk(id, offset, data)
+                .await
+                .map_err(store_error);
         }
         let written = self.card.write_chunk(id & !CARD_UPLOAD, offset, data);
         written.map_err(|e| card_error(&e, ""))
     }
 
     fn chunk_waits(&self, id: u32, offset: u32, len: usize) -> bool {
-        id & CARD_UPLOAD == 0 && self.store.chunk_waits(id, offset, len)
+        id & CARD_UPLOAD == 0 && self.store.chunk_erases(id, offset, len)
     }
 
     async fn commit_upload(&mut self, id: u32) -> Result<TakeHeader, Refusal> {
         if id & CARD_UPLOAD == 0 {
-            return TakeLibrary::commit_upload(&mut self.store, id).await;
+            return self.store.commit_upload(id).await.map_err(store_error);
         }
         let committed = self.card.commit_upload(id & !CARD_UPLOAD).await;
         committed.map_err(|e| card_error(&e, ""))
@@ -165,7 +163,7 @@ impl<F: NorFlash, D: Slot> TakeLibrary for Shelf<F, D> {
 
     fn uploading(&self, id: u32) -> bool {
         if id & CARD_UPLOAD == 0 {
-            TakeLibrary::uploading(&self.store, id)
+            self.store.upload_id() == Some(id)
         } else {
             self.card.uploading(id & !CARD_UPLOAD)
         }
@@ -173,7 +171,7 @@ impl<F: NorFlash, D: Slot> TakeLibrary for Shelf<F, D> {
 
     fn abort_upload(&mut self, id: u32) {
         if id & CARD_UPLOAD == 0 {
-            TakeLibrary::abort_upload(&mut self.store, id);
+            self.store.abort_upload(id);
         } else {
             self.card.abort_upload(id & !CARD_UPLOAD);
         }
@@ -181,44 +179,39 @@ impl<F: NorFlash, D: Slot> TakeLibrary for Shelf<F, D> {
 
     async fn delete(&mut self, name: &str) -> Result<(), Refusal> {
         if self.on_flash(name) {
-            return TakeLibrary::delete(&mut self.store, name).await;
+            let deleted = self.store.delete(name).await;
+            return deleted.map_err(|e| take_error(e, name));
         }
         let deleted = self.card.delete(name);
         deleted.map_err(|e| card_error(&e, name))
     }
 
     fn settings(&self) -> &Settings {
-        TakeLibrary::settings(&self.store)
+        self.store.settings()
     }
 
     async fn save_settings(&mut self, settings: &Settings) -> Result<(), Refusal> {
-        TakeLibrary::save_settings(&mut self.store, settings).await
+        let saved = self.store.save_settings(settings).await;
+        saved.map_err(store_error)
     }
 
     fn used_bytes(&self) -> u32 {
-        TakeLibrary::used_bytes(&self.store)
+        self.store.used_bytes()
     }
 
     fn free_bytes(&self) -> u32 {
-        TakeLibrary::free_bytes(&self.store)
+        self.store.free_bytes()
     }
 
     fn faults(&self) -> Vec<Fault, 2> {
-        let mut faults = TakeLibrary::faults(&self.store);
+        let mut faults: Vec<Fault, 2> = self.store.fault().map(store_fault).into_iter().collect();
         if let Some(f) = self.card.fault() {
-            let code = match f {
-                llv_box_card::CardFault::Removed { .. } => FaultCode::CardRemoved,
-                _ => FaultCode::CardUnusable,
-            };
-            let _ = faults.push(Fault {
-                code,
-                detail: detail(format_args!("{f}")),
-            });
+            let _ = faults.push(card_fault(f));
         }
         faults
     }
 
     fn locked(&self) -> bool {
-        TakeLibrary::locked(&self.store)
+        matches!(self.store.fault(), Some(StoreFault::Settings(_)))
     }
 }

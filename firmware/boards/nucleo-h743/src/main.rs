@@ -32,15 +32,15 @@ use embassy_stm32::peripherals::{ETH, ETH_SMA, IWDG1};
 use embassy_stm32::wdg::IndependentWatchdog;
 use embassy_time::{Duration, Timer};
 use llv_box::boot::{Booted, PowerUp};
-use llv_box::health::Watchdog;
+use llv_box::chase_feed::ChaseFeedBuffers;
+use llv_box::doors::DoorBuffers;
 use llv_box::listener::ControlBuffers;
-use llv_box::session::BoxParts;
-use llv_box::show::ShowBuffers;
+use llv_box::power_up::BoxParts;
 use llv_box::sink::SocketBuffers;
-use llv_box::timecode::TimecodeBuffers;
-use llv_box::{boot, session, BoxConfig};
-use llv_box_card::{Card, CardPort};
+use llv_box::watchdog::Watchdog;
+use llv_box::{boot, power_up, BoxConfig};
 use llv_box_store::MaybeFlash;
+use llv_card::{Card, CardPort};
 use llv_core::settings::StaticAddress;
 use llv_hal_stm32h7::pll::{pll1, ClockSource};
 use llv_hal_stm32h7::{hse, Bank2Flash};
@@ -64,7 +64,7 @@ type BoxFlash = MaybeFlash<Bank2Flash<'static>>;
 const SOCKETS: usize = llv_box::SOCKETS;
 
 /// The watchdog restarts a box not fed for this long (the LSI's ±10 % included,
-/// far above `llv_box::health::FEED_EVERY`).
+/// far above `llv_box::watchdog::FEED_EVERY`).
 const WATCHDOG_TIMEOUT_US: u32 = 4_000_000;
 
 /// The store: all of flash bank 2 (0x0810_0000, eight 128 KiB sectors), as
@@ -299,12 +299,12 @@ async fn box_task(spawner: Spawner, board: Board, dog: IndependentWatchdog<'stat
 
     static BUFFERS: StaticCell<SocketBuffers> = StaticCell::new();
     static CONTROL: StaticCell<ControlBuffers> = StaticCell::new();
-    static SHOW: StaticCell<ShowBuffers> = StaticCell::new();
-    static TIMECODE: StaticCell<TimecodeBuffers> = StaticCell::new();
+    static SHOW: StaticCell<DoorBuffers> = StaticCell::new();
+    static TIMECODE: StaticCell<ChaseFeedBuffers> = StaticCell::new();
     let buffers = BUFFERS.init(SocketBuffers::new());
     let control = CONTROL.init(ControlBuffers::new());
-    let show = SHOW.init(ShowBuffers::new());
-    let timecode = TIMECODE.init(TimecodeBuffers::new());
+    let show = SHOW.init(DoorBuffers::new());
+    let timecode = TIMECODE.init(ChaseFeedBuffers::new());
     let mut watchdog = Iwdg {
         dog,
         running: false,
@@ -319,6 +319,6 @@ async fn box_task(spawner: Spawner, board: Board, dog: IndependentWatchdog<'stat
         show,
         timecode,
     };
-    let e = session::run_store(stack, booted, parts).await;
+    let e = power_up::run_store(stack, booted, parts).await;
     defmt::error!("cannot bind the UDP sockets: {}", e);
 }

@@ -13,7 +13,7 @@ use embassy_stm32::sdmmc::sd::{Addressable, Card, CmdBlock, DataBlock, StorageDe
 use embassy_stm32::sdmmc::{self, Sdmmc};
 use embassy_stm32::time::Hertz;
 use embassy_stm32::{bind_interrupts, Peri};
-use llv_box_card::{BlockBuf, BlockError, Blocks, BLOCK};
+use llv_card::{BlockBuf, BlockError, Blocks, BLOCK};
 use static_cell::StaticCell;
 
 bind_interrupts!(struct Irqs {

@@ -9,7 +9,7 @@
 //! serves the control port until QEMU is stopped; a file that cannot be
 //! opened leaves the box on the network with an unusable store, and
 //! `factory_reset=on` clears the stored settings (not the takes), as the
-//! NUCLEO's USER button does. The watchdog, fed by `llv_box::health::keep`,
+//! NUCLEO's USER button does. The watchdog, fed by `llv_box::watchdog::keep`,
 //! restarts a hung box, which says so in `Status`. With the `test-faults`
 //! feature, `hang_after_ms=N` hangs the executor N ms after a boot the
 //! watchdog did not cause (see [`board_keys`]).
@@ -32,14 +32,14 @@ use embassy_executor::Spawner;
 use embassy_net::{Runner, Stack, StackResources};
 use embassy_time::Duration;
 use llv_box::boot::{self, Booted, PowerUp};
+use llv_box::chase_feed::ChaseFeedBuffers;
+use llv_box::doors::DoorBuffers;
 use llv_box::listener::ControlBuffers;
-use llv_box::session::{self, BoxParts, SessionError};
-use llv_box::show::ShowBuffers;
+use llv_box::power_up::{self, BoxParts, SessionError};
 use llv_box::sink::SocketBuffers;
-use llv_box::timecode::TimecodeBuffers;
-use llv_box::{builtin, health, BoxConfig};
-use llv_box_card::{Card, CardPort};
+use llv_box::{builtin, BoxConfig};
 use llv_box_store::MaybeFlash;
+use llv_card::{Card, CardPort};
 use llv_core::settings::StaticAddress;
 use llv_hal_mps2::executor::Executor;
 use llv_hal_mps2::file_card::{FileCard, Stalls};
@@ -218,7 +218,7 @@ fn open_card(image: &[u8], out: &[u8], keys: &BoardKeys) -> BoxCard {
 /// The CMSDK watchdog as the box's health keeper feeds it.
 struct Cmsdk(Watchdog);
 
-impl health::Watchdog for Cmsdk {
+impl llv_box::watchdog::Watchdog for Cmsdk {
     fn feed(&mut self) {
         self.0.feed();
     }
@@ -232,8 +232,8 @@ async fn store_task(
 ) {
     let mut buffers = SocketBuffers::new();
     let mut control = ControlBuffers::new();
-    let mut show = ShowBuffers::new();
-    let mut timecode = TimecodeBuffers::new();
+    let mut show = DoorBuffers::new();
+    let mut timecode = ChaseFeedBuffers::new();
     let mut watchdog = Cmsdk(Watchdog::start(WATCHDOG_TIMEOUT));
     let name = llv_box::config::default_name(&mac);
     let parts = BoxParts {
@@ -245,7 +245,7 @@ async fn store_task(
         show: &mut show,
         timecode: &mut timecode,
     };
-    let e = session::run_store(stack, booted, parts).await;
+    let e = power_up::run_store(stack, booted, parts).await;
     defmt::error!("cannot bind the UDP sockets: {}", e);
     semihosting::exit(1);
 }
@@ -283,7 +283,7 @@ async fn box_task(stack: Stack<'static>, config: BoxConfig) {
         source.header().period_us
     );
     let mut buffers = SocketBuffers::new();
-    match session::run(stack, &mut source, &config, &mut buffers).await {
+    match power_up::run(stack, &mut source, &config, &mut buffers).await {
         Ok((_, report)) => {
             defmt::info!("done: {}", report);
             semihosting::exit(if report.dropped() == 0 { 0 } else { 4 });

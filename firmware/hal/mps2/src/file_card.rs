@@ -17,7 +17,7 @@
 use core::ffi::CStr;
 
 use embassy_time::{Duration, Instant};
-use llv_box_card::{BlockBuf, BlockError, Blocks, BLOCK};
+use llv_card::{BlockBuf, BlockError, Blocks, BLOCK};
 use semihosting::fs::{File, OpenOptions};
 use semihosting::io::{Read, Seek, SeekFrom, Write};
 

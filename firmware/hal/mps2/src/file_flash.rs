@@ -116,7 +116,7 @@ fn check(from: u32, to: u32, align: usize) -> Result<(), FlashError> {
     if from > to || to as usize > CAPACITY {
         return Err(FlashError::Range(NorFlashErrorKind::OutOfBounds));
     }
-    if from as usize % align != 0 || to as usize % align != 0 {
+    if !(from as usize).is_multiple_of(align) || !(to as usize).is_multiple_of(align) {
         return Err(FlashError::Range(NorFlashErrorKind::NotAligned));
     }
     Ok(())

@@ -35,7 +35,8 @@ impl Region {
     /// embassy-stm32's `Flash`): `0x10_0000..0x20_0000` is all of bank 2.
     pub const fn new(range: Range<u32>) -> Result<Region, SetupError> {
         let bank2 = BANK2_BASE - FLASH_BASE;
-        let whole = range.start % SECTOR_SIZE == 0 && range.end % SECTOR_SIZE == 0;
+        let whole =
+            range.start.is_multiple_of(SECTOR_SIZE) && range.end.is_multiple_of(SECTOR_SIZE);
         if !whole
             || range.start < bank2
             || range.end > bank2 + BANK_SIZE
@@ -66,7 +67,7 @@ impl Region {
     /// Bus address of a write of `len` bytes at `offset`: whole flash words, inside the region.
     pub(crate) fn write_address(&self, offset: u32, len: usize) -> Result<u32, FlashError> {
         let address = self.read_address(offset, len)?;
-        if offset % WORD_SIZE != 0 || len % WORD_SIZE as usize != 0 {
+        if !offset.is_multiple_of(WORD_SIZE) || !len.is_multiple_of(WORD_SIZE as usize) {
             return Err(FlashError::NotAligned);
         }
         Ok(address)
@@ -77,7 +78,7 @@ impl Region {
         if from > to || to > self.size {
             return Err(FlashError::OutOfBounds);
         }
-        if from % SECTOR_SIZE != 0 || to % SECTOR_SIZE != 0 {
+        if !from.is_multiple_of(SECTOR_SIZE) || !to.is_multiple_of(SECTOR_SIZE) {
             return Err(FlashError::NotAligned);
         }
         let first = (self.base + from - BANK2_BASE) / SECTOR_SIZE;

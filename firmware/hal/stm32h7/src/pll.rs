@@ -95,13 +95,13 @@ impl Pll1 {
         let vco = self.vco_hz();
         let p = self.divp.to_bits() as u64 + 1;
         m != 0
-            && self.input_hz % m == 0
+            && self.input_hz.is_multiple_of(m)
             && r >= 1_000_000
             && r <= 16_000_000
             && vco >= 192_000_000
             && vco <= 836_000_000
-            && p % 2 == 0
-            && vco % p == 0
+            && p.is_multiple_of(2)
+            && vco.is_multiple_of(p)
             && self.p_hz() <= SYSCLK_MAX_HZ
     }
 }

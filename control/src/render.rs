@@ -1,0 +1,125 @@
+//! The protocol's responses as JSON, the same for every door that speaks
+//! JSON (OSC replies; the HTTP API).
+
+use heapless::String;
+use llv_core::control::{FaultCode, Status, TakeInfo};
+
+use crate::json::Json;
+
+/// Writes `,"key":n`.
+fn number(j: &mut Json<'_>, key: &str, n: u64) {
+    j.raw(",");
+    j.key(key);
+    j.uint(n);
+}
+
+/// The status as a JSON object.
+pub fn status_json(j: &mut Json<'_>, s: &Status) {
+    j.raw("{");
+    j.key("firmware");
+    j.string(&s.firmware);
+    number(j, "uptime_ms", s.uptime_ms);
+    j.raw(",");
+    j.key("address");
+    match s.address {
+        Some(ip) => j.ipv4(ip),
+        None => j.raw("null"),
+    }
+    j.raw(",");
+    j.key("playing");
+    match &s.playing {
+        Some(p) => {
+            j.raw("{");
+            j.key("take");
+            j.string(&p.take);
+            number(j, "frame", u64::from(p.frame));
+            number(j, "loops_done", u64::from(p.loops_done));
+            number(j, "late_frames", u64::from(p.late_frames));
+            if let Some(c) = &p.chase {
+                j.raw(",");
+                j.key("chase");
+                j.string(c.state.name());
+                j.raw(",");
+                j.key("timecode");
+                match &c.timecode {
+                    Some(tc) => {
+                        let mut text: String<12> = String::new();
+                        // 11 characters: fits.
+                        let _ = core::fmt::write(&mut text, format_args!("{tc}"));
+                        j.string(&text);
+                    }
+                    None => j.raw("null"),
+                }
+                number(j, "locates", u64::from(c.locates));
+            }
+            j.raw("}");
+        }
+        None => j.raw("null"),
+    }
+    number(j, "used_bytes", u64::from(s.used_bytes));
+    number(j, "free_bytes", u64::from(s.free_bytes));
+    j.raw(",");
+    j.key("faults");
+    j.raw("[");
+    for (i, f) in s.faults.iter().enumerate() {
+        if i > 0 {
+            j.raw(",");
+        }
+        j.raw("{");
+        j.key("code");
+        j.string(fault_name(f.code));
+        j.raw(",");
+        j.key("detail");
+        j.string(&f.detail);
+        j.raw("}");
+    }
+    j.raw("]}");
+}
+
+/// The takes as `[{"name":...,"frames":...,"place":...}]`; when they do not all fit one
+/// reply, the ones that do, and `"more":N` after the list.
+pub fn takes_json(j: &mut Json<'_>, takes: &[TakeInfo]) {
+    // Room for `],"more":16` after the list and the reply's closing `}`.
+    j.reserve(16);
+    j.raw("[");
+    let mut shown = 0;
+    for t in takes {
+        let mark = j.mark();
+        if shown > 0 {
+            j.raw(",");
+        }
+        j.raw("{");
+        j.key("name");
+        j.string(&t.name);
+        number(j, "frames", u64::from(t.frame_count));
+        j.raw(",");
+        j.key("place");
+        j.string(t.place.as_str());
+        j.raw("}");
+        if j.overflowed() {
+            j.reset(mark);
+            break;
+        }
+        shown += 1;
+    }
+    j.unreserve();
+    j.raw("]");
+    if shown < takes.len() {
+        j.raw(",\"more\":");
+        j.uint((takes.len() - shown) as u64);
+    }
+}
+
+/// A fault code's name in JSON.
+pub fn fault_name(code: FaultCode) -> &'static str {
+    match code {
+        FaultCode::StoreUnusable => "StoreUnusable",
+        FaultCode::SettingsUnreadable => "SettingsUnreadable",
+        FaultCode::BadStoredSetting => "BadStoredSetting",
+        FaultCode::FactoryReset => "FactoryReset",
+        FaultCode::WatchdogReset => "WatchdogReset",
+        FaultCode::ClockFallback => "ClockFallback",
+        FaultCode::CardRemoved => "CardRemoved",
+        FaultCode::CardUnusable => "CardUnusable",
+    }
+}
