@@ -12,6 +12,7 @@
 //! - [`output`]: writing a named file: no overwrite unless forced, atomic.
 //! - [`take`]: a take in memory.
 
+pub mod address;
 pub mod args;
 pub mod artnet;
 pub mod boxctl;
@@ -22,6 +23,7 @@ pub mod console;
 pub mod discover;
 pub mod edit;
 pub mod import;
+pub mod mdns_query;
 pub mod metahuman;
 pub mod output;
 pub mod pacer;

@@ -18,7 +18,8 @@ use llv_core::pacing::{fixed_offset, FrameClock};
 use llv_core::packet::{FaceFrame, MAX_LEN};
 use llv_core::time::FrameRate;
 
-use crate::args::{parse_rate, resolve, ChaseArgs, EditArgs, ReadArgs, LIVE_LINK_PORT};
+use crate::address::resolve;
+use crate::args::{parse_rate, ChaseArgs, EditArgs, ReadArgs, LIVE_LINK_PORT};
 use crate::artnet::Receiver;
 use crate::chasing::{self, ChaseReport};
 use crate::console;

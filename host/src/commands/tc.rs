@@ -7,7 +7,8 @@ use clap::{Args as ClapArgs, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use llv_core::artnet::{ArtTimeCode, TimecodeKind, PORT};
 
-use crate::args::{parse_rate, resolve};
+use crate::address::resolve;
+use crate::args::parse_rate;
 use crate::{artnet, stop};
 
 /// `llv tc ...`.
