@@ -7,16 +7,15 @@
 //! - [`metahuman`]: the MetaHuman mapping (T3D, pose asset) and the retarget math.
 //! - [`boxctl`]: the playback box: its control client, `llv flash` and `llv box`.
 //! - [`serve`]: `llv serve`, a laptop as a box (the box's protocol code over a folder).
-//! - [`discover`]: `llv discover` and box names resolved by mDNS.
+//! - [`discover`]: `llv discover`.
 //! - [`args`]: what commands share (rates, addresses, ports, edits).
 //! - [`output`]: writing a named file: no overwrite unless forced, atomic.
 //! - [`take`]: a take in memory.
 
 pub mod address;
 pub mod args;
-pub mod artnet;
 pub mod boxctl;
-pub mod chasing;
+pub mod capture;
 pub mod cli;
 pub mod commands;
 pub mod console;
@@ -26,8 +25,8 @@ pub mod import;
 pub mod mdns_query;
 pub mod metahuman;
 pub mod output;
-pub mod pacer;
 pub mod parallel;
+pub mod playback;
 pub mod plot;
 pub mod progress;
 pub mod recording;

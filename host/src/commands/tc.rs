@@ -9,7 +9,8 @@ use llv_core::artnet::{ArtTimeCode, TimecodeKind, PORT};
 
 use crate::address::resolve;
 use crate::args::parse_rate;
-use crate::{artnet, stop};
+use crate::playback::timecode_generator;
+use crate::stop;
 
 /// `llv tc ...`.
 #[derive(ClapArgs, Debug)]
@@ -86,7 +87,7 @@ pub fn run(args: Args) -> Result<()> {
         "sending Art-Net timecode from {start} at {} fps to {target}; Ctrl-C stops",
         args.rate
     );
-    let sent = artnet::send(&socket, target, start, args.frames, stop, |tc| {
+    let sent = timecode_generator::send(&socket, target, start, args.frames, stop, |tc| {
         progress.set_message(tc.to_string());
         progress.tick();
     })
