@@ -12,6 +12,8 @@
 //! - [`output`]: writing a named file: no overwrite unless forced, atomic.
 //! - [`take`]: a take in memory.
 
+#![deny(unsafe_code)]
+
 pub mod address;
 pub mod args;
 pub mod boxctl;
