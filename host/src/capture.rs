@@ -101,7 +101,7 @@ pub fn bind(addr: SocketAddr) -> Result<(UdpSocket, usize)> {
 }
 
 /// Receives into `out` until the limit or `stop`, checked before every datagram;
-/// calls `progress` after each burst (at most [`BURST`] long) and at least every 100 ms.
+/// calls `progress` after each burst (at most `BURST` long) and at least every 100 ms.
 pub fn record(
     socket: &UdpSocket,
     out: &mut dyn Write,

@@ -1,9 +1,9 @@
 //! Recording files: one reader that detects and reads every format, and one
-//! writer per output format. The dispatch lives in [`format`].
+//! writer per output format. The dispatch lives in [`format`](mod@format).
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | [`format`] | [`Format`]: detection, names, and the dispatch to each reader and writer |
+//! | [`format`](mod@format) | [`Format`]: detection, names, and the dispatch to each reader and writer |
 //! | [`frames`] | [`Frames`]: any recording read frame by frame on a thread |
 //! | [`stream`] | what readers and writers build on: input, emitter, [`FrameSink`], spool |
 //! | [`native`], [`llv`], [`legacy`], [`clear`], [`csv`] | one format each |
