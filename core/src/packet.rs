@@ -377,6 +377,13 @@ pub struct MetaHumanAnimator<'a> {
     pub controls: u16,
 }
 
+/// Checks that `bytes` is a valid face frame, as a take holds only those; the
+/// error names the field (a no-face header or a MetaHuman Animator packet
+/// included). The same rule as [`Packet::new_checked`], without the view.
+pub fn check_face(bytes: &[u8]) -> Result<(), DecodeError> {
+    Packet::new_checked(bytes).map(|_| ())
+}
+
 /// Classifies any datagram: face frame, no-face header, MetaHuman Animator, or invalid.
 pub fn classify(bytes: &[u8]) -> Datagram<'_> {
     let (header, end) = match Header::parse(bytes) {

@@ -1,7 +1,7 @@
 //! One test per decode error kind: the field, the byte offset and the value.
 
 use llv_core::packet::{
-    classify, Datagram, DecodeError, ErrorKind, FaceFrame, Field, Header, MAX_LEN,
+    check_face, classify, Datagram, DecodeError, ErrorKind, FaceFrame, Field, Header, MAX_LEN,
 };
 use llv_core::time::{FrameRate, FrameTime};
 
@@ -237,4 +237,33 @@ fn encoder_refuses_strings_past_774_bytes() {
     };
     assert_eq!(fits.encode(&mut buf), Ok(774));
     assert!(matches!(classify(&buf), Datagram::Face(_)));
+}
+
+#[test]
+fn check_face_accepts_frames_only_and_names_the_field() {
+    assert_eq!(check_face(&good()), Ok(()));
+    let mut short = good();
+    short.truncate(300);
+    let e = check_face(&short).unwrap_err();
+    assert_eq!(
+        (e.field, e.kind),
+        (Field::Blendshapes, ErrorKind::Truncated(300))
+    );
+    // A no-face header is a valid datagram but not a frame a take holds.
+    let frame = good();
+    let mut buf = [0u8; MAX_LEN];
+    let n = FaceFrame::decode(&frame)
+        .unwrap()
+        .header()
+        .encode(&mut buf)
+        .unwrap();
+    let e = check_face(&buf[..n]).unwrap_err();
+    assert_eq!(
+        (e.field, e.kind),
+        (Field::Size, ErrorKind::SizeOutOfBounds(n))
+    );
+    assert_eq!(
+        check_face(&[]).unwrap_err().kind,
+        ErrorKind::SizeOutOfBounds(0)
+    );
 }

@@ -20,7 +20,7 @@ use std::thread;
 use std::time::Duration;
 
 use indicatif::ProgressBar;
-use llv::commands::play::{play, Options};
+use llv::playback::{play, Options};
 use llv::take::Take;
 use llv_core::time::FrameRate;
 

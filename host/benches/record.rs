@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use llv::commands::record::{bind, record, Limit};
+use llv::capture::{bind, record, Limit};
 
 const SECONDS: f64 = 2.0;
 

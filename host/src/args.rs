@@ -1,8 +1,8 @@
-//! What several commands share, in one place: frame rates, addresses (one
-//! resolver, one rule), the default ports, the frame edits, the options of
-//! every command that reads a take or writes a file, and the box's token.
+//! The command-line arguments several commands share, in one place: frame
+//! rates, the default ports, the frame edits, the chase, the options of every
+//! command that reads a take or writes a file, and the box's token. Addresses
+//! are resolved in [`crate::address`].
 
-use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -20,72 +20,6 @@ pub use llv_core::control::{CONTROL_PORT, LIVE_LINK_PORT};
 pub fn parse_rate(text: &str) -> Result<FrameRate, String> {
     FrameRate::parse(text)
         .ok_or_else(|| format!("{text:?} is not a frame rate (e.g. 60, 59.94, 60000/1001)"))
-}
-
-/// Resolves `HOST`, `HOST:PORT`, `IP`, `IP:PORT`, `[IPv6]` or `[IPv6]:PORT`;
-/// `default_port` fills a missing port. The rule: an IP is used as written; a
-/// name that resolves to several addresses gives its first IPv4 one, else its
-/// first IPv6 one (so `localhost` reaches a listener on 0.0.0.0 and the box,
-/// which speaks IPv4 only).
-pub fn resolve(spec: &str, default_port: u16) -> Result<SocketAddr> {
-    if let Ok(addr) = spec.parse::<SocketAddr>() {
-        return Ok(addr);
-    }
-    let bare = spec.strip_prefix('[').and_then(|s| s.strip_suffix(']'));
-    if let Ok(ip) = bare.unwrap_or(spec).parse::<IpAddr>() {
-        return Ok(SocketAddr::new(ip, default_port));
-    }
-    let with_port = match spec.rsplit_once(':') {
-        Some((host, port)) if !host.contains(':') && port.parse::<u16>().is_ok() => {
-            spec.to_string()
-        }
-        _ => format!("{spec}:{default_port}"),
-    };
-    let addrs: Vec<SocketAddr> = with_port
-        .to_socket_addrs()
-        .with_context(|| format!("cannot resolve {spec:?}"))?
-        .collect();
-    addrs
-        .iter()
-        .find(|a| a.is_ipv4())
-        .or(addrs.first())
-        .copied()
-        .ok_or_else(|| anyhow!("{spec:?} resolves to no address"))
-}
-
-/// How long a box's name is looked for on the network.
-pub const NAME_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
-
-/// Resolves a box: an address as [`resolve`] takes it, or the box's name
-/// (`NAME`, `NAME.local`, with or without `:PORT`) looked up by mDNS on the
-/// network (the box's own control port when it says, else `default_port`);
-/// a name no box answers for is resolved as a host name.
-pub fn resolve_box(spec: &str, default_port: u16) -> Result<SocketAddr> {
-    let (host, port) = match spec.rsplit_once(':') {
-        Some((host, port)) if !host.contains(':') => match port.parse::<u16>() {
-            Ok(port) => (host, Some(port)),
-            Err(_) => (spec, None),
-        },
-        _ => (spec, None),
-    };
-    let label = host.strip_suffix(".local").unwrap_or(host);
-    let is_name = host != "localhost"
-        && host.parse::<IpAddr>().is_err()
-        && llv_core::settings::check_box_name(label).is_ok()
-        && (host.ends_with(".local") || !host.contains('.'));
-    if is_name {
-        if let Some((ip, announced)) = crate::discover::resolve_name(label, NAME_WAIT)? {
-            let port = port.or(announced).unwrap_or(default_port);
-            return Ok(SocketAddr::from((ip, port)));
-        }
-    }
-    resolve(spec, default_port).with_context(|| {
-        if is_name {
-            format!("no box named {label:?} answered on the network (llv discover lists them)")
-        } else {
-            format!("cannot resolve {spec:?}")
-        }
-    })
 }
 
 /// Edits shared by the commands that write frames.
@@ -254,24 +188,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn addresses_resolve_with_and_without_ports() {
-        let cases = [
-            ("127.0.0.1", "127.0.0.1:11111"),
-            ("127.0.0.1:9000", "127.0.0.1:9000"),
-            ("::1", "[::1]:11111"),
-            ("[::1]", "[::1]:11111"),
-            ("[::1]:9000", "[::1]:9000"),
-            ("localhost", "127.0.0.1:11111"),
-            ("localhost:9000", "127.0.0.1:9000"),
-        ];
-        for (spec, expected) in cases {
-            assert_eq!(
-                resolve(spec, 11111).unwrap().to_string(),
-                expected,
-                "{spec}"
-            );
-        }
-        assert!(resolve("127.0.0.1:99999", 1).is_err());
+    fn rates_parse_or_say_what_a_rate_is() {
         assert!(parse_rate("59.94").is_ok());
         assert!(parse_rate("fast").unwrap_err().contains("not a frame rate"));
     }

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::boxctl::{card, control as boxctl, flash};
 use crate::commands::{
@@ -81,8 +81,8 @@ pub fn main() -> ExitCode {
         Command::Remap(args) => remap::run(&args),
         Command::Import(args) => done(import::run(args)),
         Command::Plot(args) => done(plot::run(args)),
-        Command::Completions(args) => done(docs::completions(&args)),
-        Command::Man(args) => done(docs::man(&args)),
+        Command::Completions(args) => done(docs::completions(&args, Cli::command())),
+        Command::Man(args) => done(docs::man(&args, Cli::command())),
         Command::Flash(args) => done(flash::run(&args)),
         Command::Card(args) => done(card::run(&args)),
         Command::BoxCtl(args) => done(boxctl::run(&args)),

@@ -1,27 +1,20 @@
 //! `llv discover`: the boxes (and `llv serve` laptops) on the network, found
-//! by mDNS/DNS-SD, and the resolution of a box's name to its address for
-//! every command that takes one ([`resolve_name`]).
-//!
-//! The queries are one-shot ("legacy") mDNS queries (RFC 6762, 6.7): sent
-//! from a port of our own to the mDNS group, so responders answer us alone
-//! and nothing needs port 5353 on this host. The answers are read with
-//! simple-dns, a DNS implementation other than the responder's.
+//! by mDNS/DNS-SD with a one-shot query ([`crate::mdns_query`]). A box's name
+//! is resolved to its address in [`crate::address`].
 
 use std::collections::BTreeMap;
-use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket};
-use std::time::{Duration, Instant};
+use std::net::{Ipv4Addr, SocketAddr};
+use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use llv_control::mdns::{GROUP, PORT};
 use serde::Serialize;
 use simple_dns::rdata::RData;
-use simple_dns::{Name, Packet, PacketFlag, Question, CLASS, TYPE};
+use simple_dns::{Name, Packet, PacketFlag, TYPE};
 
-use crate::args::resolve;
-
-/// The control service every box announces.
-const SERVICE: &str = "_llv._tcp.local";
+use crate::address::resolve;
+use crate::mdns_query::{ask, query, SERVICE};
 
 /// Arguments of `llv discover`.
 #[derive(Args, Debug)]
@@ -93,53 +86,6 @@ pub fn run(args: &DiscoverArgs) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// A one-shot query with `questions`.
-fn query(id: u16, questions: &[(&str, TYPE)]) -> Result<Vec<u8>> {
-    let mut q = Packet::new_query(id);
-    for (name, ty) in questions {
-        let name = Name::new(name).with_context(|| format!("{name:?} is not a DNS name"))?;
-        q.questions
-            .push(Question::new(name, (*ty).into(), CLASS::IN.into(), false));
-    }
-    Ok(q.build_bytes_vec()?)
-}
-
-/// Sends `packet` to `to` (twice, for a lost datagram) and hands every
-/// answer received within `wait` to `each`, until it says it is done.
-fn ask(
-    to: SocketAddr,
-    packet: &[u8],
-    wait: Duration,
-    mut each: impl FnMut(&[u8], SocketAddr) -> bool,
-) -> Result<()> {
-    let socket = UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0)).context("opening a UDP socket")?;
-    socket.set_multicast_ttl_v4(255)?;
-    let end = Instant::now() + wait;
-    let resend = Instant::now() + wait / 3;
-    socket
-        .send_to(packet, to)
-        .with_context(|| format!("sending the mDNS query to {to}"))?;
-    let mut resent = false;
-    let mut buf = vec![0u8; 9000];
-    loop {
-        let now = Instant::now();
-        if now >= end {
-            return Ok(());
-        }
-        if !resent && now >= resend {
-            let _ = socket.send_to(packet, to);
-            resent = true;
-        }
-        let until = if resent { end } else { resend };
-        socket.set_read_timeout(Some((until - now).max(Duration::from_millis(1))))?;
-        if let Ok((n, from)) = socket.recv_from(&mut buf) {
-            if each(&buf[..n], from) {
-                return Ok(());
-            }
-        }
-    }
 }
 
 /// The boxes that answer a browse for `_llv._tcp` sent to `to` within `wait`, by name.
@@ -216,37 +162,4 @@ fn read_reply(reply: &Packet<'_>, from: SocketAddr, boxes: &mut BTreeMap<String,
             }
         }
     }
-}
-
-/// The address of the box named `name` (`NAME` or `NAME.local`), and its
-/// control port if it says: asked of the mDNS group, answers waited for at
-/// most `wait`. `None` when no box of that name answered.
-pub fn resolve_name(name: &str, wait: Duration) -> Result<Option<(Ipv4Addr, Option<u16>)>> {
-    let label = name.strip_suffix(".local").unwrap_or(name);
-    let host = format!("{label}.local").to_ascii_lowercase();
-    let instance = format!("{label}.{SERVICE}").to_ascii_lowercase();
-    let packet = query(0x11bc, &[(&host, TYPE::A), (&instance, TYPE::SRV)])?;
-    let mut found: Option<(Ipv4Addr, Option<u16>)> = None;
-    let to = SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::from(GROUP), PORT));
-    ask(to, &packet, wait, |bytes, _| {
-        let Ok(reply) = Packet::parse(bytes) else {
-            return false;
-        };
-        let (mut ip, mut port) = (None, None);
-        for r in reply.answers.iter().chain(&reply.additional_records) {
-            let owner = r.name.to_string().to_ascii_lowercase();
-            match &r.rdata {
-                RData::A(a) if owner == host => ip = Some(Ipv4Addr::from(a.address)),
-                RData::SRV(srv) if owner == instance => port = Some(srv.port),
-                _ => {}
-            }
-        }
-        if let Some(ip) = ip {
-            let port = port.or(found.and_then(|(_, p)| p));
-            found = Some((ip, port));
-        }
-        // Done once the address and the port are known.
-        found.is_some_and(|(_, p)| p.is_some())
-    })?;
-    Ok(found)
 }

@@ -2,7 +2,7 @@
 //! every command shares (rename the subject, anonymise the device id).
 
 use anyhow::{anyhow, Result};
-use llv_core::packet::{DecodeError, FaceFrame, Packet, MAX_LEN};
+use llv_core::packet::{check_face, DecodeError, FaceFrame, Packet, MAX_LEN};
 use llv_core::time::{FrameTime, Timecode};
 
 /// The device id LLV writes when it anonymises a take.
@@ -44,7 +44,7 @@ impl Take {
 
     /// Appends `packet` if it is a valid face frame; otherwise says which field is wrong.
     pub fn push(&mut self, packet: &[u8]) -> Result<(), DecodeError> {
-        crate::recording::stream::check(packet)?;
+        check_face(packet)?;
         self.data.extend_from_slice(packet);
         self.ends.push(self.data.len());
         Ok(())

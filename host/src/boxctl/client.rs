@@ -11,7 +11,8 @@ use llv_core::control::{
 };
 use llv_core::settings::Target;
 
-use crate::args::{resolve, resolve_box, CONTROL_PORT, LIVE_LINK_PORT};
+use crate::address::{resolve, resolve_box};
+use crate::args::{CONTROL_PORT, LIVE_LINK_PORT};
 
 /// How long to wait for the box to accept a connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);

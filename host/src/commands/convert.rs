@@ -7,7 +7,7 @@ use anyhow::{anyhow, Result};
 use crate::args::{EditArgs, OutputArgs, ReadArgs};
 use crate::output;
 use crate::progress;
-use crate::recording::stream::write_stream;
+use crate::recording::write_stream;
 use crate::recording::{self, Format, WriteOptions};
 use llv_core::packet::MAX_LEN;
 

@@ -6,10 +6,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use clap::CommandFactory;
 use clap_complete::Shell;
-
-use crate::cli::Cli;
 
 /// `llv completions SHELL`.
 #[derive(clap::Args, Debug)]
@@ -36,17 +33,15 @@ pub struct ManArgs {
     dir: Option<PathBuf>,
 }
 
-/// Prints the completion script for a shell.
-pub fn completions(args: &CompletionsArgs) -> Result<()> {
-    let mut command = Cli::command();
+/// Prints the completion script for a shell; `command` is llv's whole command line.
+pub fn completions(args: &CompletionsArgs, mut command: clap::Command) -> Result<()> {
     let mut out = std::io::stdout().lock();
     clap_complete::generate(args.shell, &mut command, "llv", &mut out);
     out.flush().context("standard output")
 }
 
-/// Prints llv(1), or writes every page into a folder.
-pub fn man(args: &ManArgs) -> Result<()> {
-    let command = Cli::command();
+/// Prints llv(1), or writes every page into a folder; `command` is llv's whole command line.
+pub fn man(args: &ManArgs, command: clap::Command) -> Result<()> {
     let Some(dir) = &args.dir else {
         let mut out = std::io::stdout().lock();
         clap_mangen::Man::new(command).render(&mut out)?;

@@ -16,7 +16,7 @@ use crate::edit::values::{self, Adjust, Clamp, Mirror, Op};
 use crate::edit::{Frame, Pipeline};
 use crate::output;
 use crate::progress;
-use crate::recording::stream::write_stream;
+use crate::recording::write_stream;
 use crate::recording::{self, Format, WriteOptions};
 
 const EXAMPLES: &str = "\

@@ -8,7 +8,7 @@ use llv_core::time::{FrameRate, Timecode};
 
 use crate::args::{parse_rate, OutputArgs};
 use crate::import::{first_names, frames, Animation, Sampling};
-use crate::recording::stream::write_stream;
+use crate::recording::write_stream;
 use crate::recording::{self, Format, WriteOptions};
 use crate::rig::RigMap;
 use crate::take::derived_device_id;

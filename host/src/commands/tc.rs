@@ -7,8 +7,10 @@ use clap::{Args as ClapArgs, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use llv_core::artnet::{ArtTimeCode, TimecodeKind, PORT};
 
-use crate::args::{parse_rate, resolve};
-use crate::{artnet, stop};
+use crate::address::resolve;
+use crate::args::parse_rate;
+use crate::playback::timecode_generator;
+use crate::stop;
 
 /// `llv tc ...`.
 #[derive(ClapArgs, Debug)]
@@ -85,7 +87,7 @@ pub fn run(args: Args) -> Result<()> {
         "sending Art-Net timecode from {start} at {} fps to {target}; Ctrl-C stops",
         args.rate
     );
-    let sent = artnet::send(&socket, target, start, args.frames, stop, |tc| {
+    let sent = timecode_generator::send(&socket, target, start, args.frames, stop, |tc| {
         progress.set_message(tc.to_string());
         progress.tick();
     })

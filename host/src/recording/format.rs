@@ -1,13 +1,13 @@
 //! The recording formats and the one place that dispatches reading and writing
 //! to them. To add a format: a variant, its detection, its name rule, and one
-//! arm in [`Format::read`] and [`Format::write`].
+//! arm in [`Format::read_stream`] and [`Format::sink`].
 
 use std::io::{self, Write};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use super::stream::{self, Emitter, Input};
+use super::stream::{Emitter, FrameSink, Input};
 use super::{clear, csv, legacy, llv, native, ReadOptions, WriteOptions};
 use crate::take::Take;
 
@@ -125,9 +125,28 @@ impl Format {
         }
     }
 
+    /// A sink writing this format to `out`.
+    pub fn sink<'a>(
+        self,
+        out: &'a mut dyn Write,
+        options: WriteOptions,
+    ) -> io::Result<Box<dyn FrameSink + 'a>> {
+        Ok(match self {
+            Format::Native => Box::new(native::Sink::new(out)),
+            Format::Llv => Box::new(llv::Sink::new(out)?),
+            Format::LlvLegacy => {
+                return Err(io::Error::other(
+                    "LLV legacy recordings are read-only; write native, llv or json",
+                ))
+            }
+            Format::Json => Box::new(clear::Sink::new(out, options.retain_raw)?),
+            Format::Csv => Box::new(csv::Sink::new(out)?),
+        })
+    }
+
     /// Writes `take` in this format.
     pub fn write(self, take: &Take, out: &mut dyn Write, options: WriteOptions) -> io::Result<()> {
-        let mut sink = stream::sink(self, out, options)?;
+        let mut sink = self.sink(out, options)?;
         for packet in take.packets() {
             sink.push(packet)?;
         }

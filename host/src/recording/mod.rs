@@ -1,5 +1,14 @@
 //! Recording files: one reader that detects and reads every format, and one
-//! writer per output format. The dispatch lives in [`format`].
+//! writer per output format. The dispatch lives in [`format`](mod@format).
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`format`](mod@format) | [`Format`]: detection, names, and the dispatch to each reader and writer |
+//! | [`frames`] | [`Frames`]: any recording read frame by frame on a thread |
+//! | [`stream`] | what readers and writers build on: input, emitter, [`FrameSink`], spool |
+//! | [`native`], [`llv`], [`legacy`], [`clear`], [`csv`] | one format each |
+//! | [`clear_layout`] | clear JSON's exact byte layout as LLV prints it, both directions |
+//! | [`pyrepr`] | numbers and strings printed as Python's `json.dumps` prints them |
 //!
 //! Errors name the file, the line (text formats) or frame index (binary and
 //! JSON formats) and the packet field at fault.
@@ -8,6 +17,7 @@ pub mod clear;
 pub mod clear_layout;
 pub mod csv;
 pub mod format;
+pub mod frames;
 pub mod legacy;
 pub mod llv;
 pub mod native;
@@ -17,10 +27,11 @@ pub mod stream;
 use std::io::{self, BufRead, BufWriter, Read, Write};
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 
 pub use format::Format;
-pub use stream::{FrameSink, Frames};
+pub use frames::Frames;
+pub use stream::FrameSink;
 
 use crate::output;
 use crate::take::Take;
@@ -140,6 +151,40 @@ pub fn write(
         .write(take, &mut out, options)
         .and_then(|()| out.flush())
         .context("standard output: cannot write")
+}
+
+/// Writes OUT (`-` is standard output) in `format` through `body`, which
+/// pushes the frames: a named file atomically, replaced only with `force`.
+/// Errors of `body` pass as they are; errors of the writing name OUT.
+/// Returns the frames written.
+pub fn write_stream(
+    path: &Path,
+    format: Format,
+    options: WriteOptions,
+    force: bool,
+    body: impl FnOnce(&mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()>,
+) -> Result<u64> {
+    let target = display_name(path);
+    let cannot = |e: io::Error| anyhow!("{target}: cannot write: {e}");
+    let run = |out: &mut dyn Write| -> Result<u64> {
+        let mut sink = format.sink(out, options).map_err(cannot)?;
+        body(&mut |packet: &[u8]| sink.push(packet).map_err(cannot))?;
+        sink.finish().map_err(cannot)?;
+        Ok(sink.count())
+    };
+    if is_stdio(path) {
+        let stdout = io::stdout();
+        let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+        let count = run(&mut out)?;
+        out.flush().context("standard output: cannot write")?;
+        return Ok(count);
+    }
+    let mut count = 0;
+    output::write_file_with(path, force, |out| {
+        count = run(out)?;
+        Ok(())
+    })?;
+    Ok(count)
 }
 
 /// True for the `-` path that stands for standard input or output.

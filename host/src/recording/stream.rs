@@ -1,58 +1,28 @@
-//! Reading and writing takes as streams, so memory stays flat whatever the
-//! length of a take: [`Frames`] reads any format frame by frame (a reader
-//! thread hands over chunks of frames through a bounded channel), and a
-//! [`FrameSink`] writes any format frame by frame.
+//! What the format readers and writers build on, so memory stays flat
+//! whatever the length of a take: a reader takes its bytes from an [`Input`]
+//! and hands frames to an [`Emitter`] (a chunk at a time, through a bounded
+//! channel to [`super::Frames`]); a writer is a [`FrameSink`], fed frame by
+//! frame.
 //!
 //! The two formats whose header holds the frame count (LLV gzip and clear
-//! JSON) spool their body to an anonymous temporary file and write the header
-//! when the count is known: the disk holds the take, not the memory.
+//! JSON) [`spool`] their body to an anonymous temporary file and write the
+//! header when the count is known: the disk holds the take, not the memory.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Cursor, Read, Seek, Write};
-use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::io::{self, BufRead, BufReader, Read, Seek, Write};
+use std::sync::atomic::AtomicU64;
+use std::sync::mpsc::SyncSender;
 use std::sync::Arc;
-use std::thread::JoinHandle;
 
-use anyhow::{anyhow, bail, Context, Result};
-use llv_core::packet::{classify, Datagram, DecodeError, Packet};
+use llv_core::packet::check_face;
 
-use super::{csv, display_name, is_stdio, Format, ReadOptions, WriteOptions};
-use crate::output;
 use crate::take::Take;
 
 /// Frames a reader thread hands over at a time.
 const CHUNK_FRAMES: usize = 1024;
-/// Chunks waiting in the channel at most (about 1.3 MB of usual frames).
-const CHANNEL_CHUNKS: usize = 4;
-/// Bytes of a file's start kept to tell its format.
-const DETECT_BYTES: usize = 64 * 1024;
-
-/// Checks that `packet` is a valid face frame; the error names the field.
-pub fn check(packet: &[u8]) -> Result<(), DecodeError> {
-    match classify(packet) {
-        Datagram::Face(_) => Ok(()),
-        _ => Packet::new_checked(packet).map(|_| ()),
-    }
-}
-
-/// A reader that counts the bytes taken from the one below it.
-struct Counted<R> {
-    inner: R,
-    count: Arc<AtomicU64>,
-}
-
-impl<R: Read> Read for Counted<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.count.fetch_add(n as u64, Ordering::Relaxed);
-        Ok(n)
-    }
-}
 
 /// A way to read a source from its start again (a file, a spooled stream, bytes).
-type Reopen = Box<dyn Fn() -> io::Result<Box<dyn Read + Send>> + Send>;
+pub(super) type Reopen = Box<dyn Fn() -> io::Result<Box<dyn Read + Send>> + Send>;
 
 /// Where a format reader reads from.
 pub struct Input {
@@ -67,6 +37,21 @@ pub struct Input {
 }
 
 impl Input {
+    /// An input reading `reader`, which `reopen` reads again from its start.
+    pub(super) fn new(
+        reader: Box<dyn BufRead + Send>,
+        len: Option<u64>,
+        consumed: Arc<AtomicU64>,
+        reopen: Reopen,
+    ) -> Input {
+        Input {
+            reader,
+            len,
+            consumed,
+            reopen,
+        }
+    }
+
     /// The source again from its start, buffered.
     pub fn reopen(&self) -> io::Result<Box<dyn BufRead + Send>> {
         Ok(Box::new(BufReader::with_capacity(
@@ -77,9 +62,12 @@ impl Input {
 }
 
 /// What a reader thread sends.
-enum Message {
+pub(super) enum Message {
+    /// Frames read.
     Chunk(Take),
+    /// The end of the source, with the reader's warnings.
     End(Vec<String>),
+    /// The error that stopped the reader.
     Failed(anyhow::Error),
 }
 
@@ -93,9 +81,17 @@ pub struct Emitter {
 const HUNG_UP: &str = "the reader of the frames stopped";
 
 impl Emitter {
+    /// An emitter sending its chunks to `sender`.
+    pub(super) fn new(sender: SyncSender<Message>) -> Emitter {
+        Emitter {
+            chunk: Take::with_capacity(CHUNK_FRAMES),
+            sender,
+        }
+    }
+
     /// Checks and queues one packet; an invalid one is an error naming its field.
     pub fn frame(&mut self, packet: &[u8]) -> Result<(), String> {
-        check(packet).map_err(|e| e.to_string())?;
+        check_face(packet).map_err(|e| e.to_string())?;
         self.frame_unchecked(packet)
     }
 
@@ -124,7 +120,8 @@ impl Emitter {
         Ok(())
     }
 
-    fn flush(&mut self) -> Result<(), String> {
+    /// Sends the frames queued so far.
+    pub(super) fn flush(&mut self) -> Result<(), String> {
         if self.chunk.is_empty() {
             return Ok(());
         }
@@ -135,334 +132,6 @@ impl Emitter {
     }
 }
 
-/// The frames of a recording of any format, read on a thread as they are asked for.
-pub struct Frames {
-    name: String,
-    format: Format,
-    receiver: Receiver<Message>,
-    thread: Option<JoinHandle<()>>,
-    chunk: Take,
-    at: usize,
-    warnings: Vec<String>,
-    done: bool,
-    consumed: Arc<AtomicU64>,
-    len: Option<u64>,
-}
-
-impl Frames {
-    /// Opens `path` (`-` is standard input), detects its format and starts reading.
-    pub fn open(path: &Path, options: &ReadOptions) -> Result<Frames> {
-        let name = display_name(path);
-        if is_stdio(path) {
-            return Frames::start(name, stdin_source()?, None, options);
-        }
-        let file = File::open(path).with_context(|| format!("{name}: cannot read"))?;
-        let len = file.metadata().ok().map(|m| m.len());
-        let owned = path.to_path_buf();
-        let reopen: Reopen = Box::new(move || Ok(Box::new(File::open(&owned)?)));
-        let source = Source {
-            first: Box::new(file),
-            len,
-            reopen,
-            copying: None,
-        };
-        Frames::start(name, source, Some(path), options)
-    }
-
-    /// Reads a recording held in memory; `name` is used in messages.
-    pub fn from_bytes(name: &str, bytes: Vec<u8>, options: &ReadOptions) -> Result<Frames> {
-        let bytes: Arc<[u8]> = bytes.into();
-        let len = Some(bytes.len() as u64);
-        let again = bytes.clone();
-        let reopen: Reopen = Box::new(move || Ok(Box::new(Cursor::new(again.clone()))));
-        let source = Source {
-            first: Box::new(Cursor::new(bytes)),
-            len,
-            reopen,
-            copying: None,
-        };
-        Frames::start(name.to_string(), source, None, options)
-    }
-
-    fn start(
-        name: String,
-        source: Source,
-        file: Option<&Path>,
-        options: &ReadOptions,
-    ) -> Result<Frames> {
-        let consumed = Arc::new(AtomicU64::new(0));
-        let mut reader = BufReader::with_capacity(
-            1 << 16,
-            Counted {
-                inner: source.first,
-                count: consumed.clone(),
-            },
-        );
-        let head =
-            peek(&mut reader, DETECT_BYTES).with_context(|| format!("{name}: cannot read"))?;
-        // Editors on Windows may start a JSON file with a UTF-8 byte order mark.
-        let bom = head.starts_with(b"\xEF\xBB\xBF");
-        let format =
-            Format::detect(if bom { &head[3..] } else { &head }).with_context(|| name.clone())?;
-        let head = if bom { head[3..].to_vec() } else { head };
-        if let Some(copying) = source.copying.as_ref().filter(|_| format != Format::Json) {
-            // Only the clear JSON reader may read its source again.
-            copying.store(false, Ordering::Relaxed);
-        }
-        let mut options = options.clone();
-        if format == Format::Csv {
-            options.csv = csv::resolve_identity(file, &options.csv)?;
-        }
-        let reopen_counter = consumed.clone();
-        let skip_bom = bom;
-        let inner_reopen = source.reopen;
-        let reopen: Reopen = Box::new(move || {
-            let mut fresh = inner_reopen()?;
-            if skip_bom {
-                let mut mark = [0u8; 3];
-                fresh.read_exact(&mut mark)?;
-            }
-            Ok(Box::new(Counted {
-                inner: fresh,
-                count: reopen_counter.clone(),
-            }))
-        });
-        let input = Input {
-            reader: Box::new(Cursor::new(head).chain(reader)),
-            len: source.len,
-            consumed: consumed.clone(),
-            reopen,
-        };
-        let (sender, receiver) = sync_channel(CHANNEL_CHUNKS);
-        let thread_name = name.clone();
-        let thread = std::thread::Builder::new()
-            .name("llv-read".into())
-            .spawn(move || read_thread(format, thread_name, input, options, sender))
-            .context("cannot start a reader thread")?;
-        Ok(Frames {
-            name,
-            format,
-            receiver,
-            thread: Some(thread),
-            chunk: Take::default(),
-            at: 0,
-            warnings: Vec::new(),
-            done: false,
-            consumed,
-            len: source.len,
-        })
-    }
-
-    /// The format detected.
-    pub fn format(&self) -> Format {
-        self.format
-    }
-
-    /// The name used in messages.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// Bytes of the source read so far and the source's length, when known (for progress).
-    pub fn position(&self) -> (u64, Option<u64>) {
-        (self.consumed.load(Ordering::Relaxed), self.len)
-    }
-
-    /// Warnings of the reader (complete once every frame was read).
-    pub fn warnings(&self) -> &[String] {
-        &self.warnings
-    }
-
-    /// Prints the warnings to standard error.
-    pub fn print_warnings(&self) {
-        for warning in &self.warnings {
-            eprintln!("warning: {warning}");
-        }
-    }
-
-    /// The next chunk of frames, `None` at the end.
-    pub fn next_chunk(&mut self) -> Result<Option<Take>> {
-        if self.at < self.chunk.len() {
-            let rest = self.chunk.packets().skip(self.at).fold(
-                Take::with_capacity(self.chunk.len() - self.at),
-                |mut t, p| {
-                    // Every stored packet is valid.
-                    let _ = t.push(p);
-                    t
-                },
-            );
-            self.at = self.chunk.len();
-            return Ok(Some(rest));
-        }
-        if self.done {
-            return Ok(None);
-        }
-        match self.receiver.recv() {
-            Ok(Message::Chunk(chunk)) => Ok(Some(chunk)),
-            Ok(Message::End(warnings)) => {
-                self.warnings = warnings;
-                self.finish_thread();
-                Ok(None)
-            }
-            Ok(Message::Failed(e)) => {
-                self.finish_thread();
-                Err(e)
-            }
-            Err(_) => {
-                self.finish_thread();
-                bail!("{}: the reader thread stopped", self.name)
-            }
-        }
-    }
-
-    fn finish_thread(&mut self) {
-        self.done = true;
-        if let Some(thread) = self.thread.take() {
-            if let Err(panic) = thread.join() {
-                std::panic::resume_unwind(panic);
-            }
-        }
-    }
-
-    /// Reads every frame into memory.
-    pub fn collect_take(&mut self) -> Result<Take> {
-        let mut take = Take::default();
-        while let Some(chunk) = self.next_chunk()? {
-            if take.is_empty() {
-                take = chunk;
-            } else {
-                take.append(chunk);
-            }
-        }
-        Ok(take)
-    }
-
-    /// Calls `each` with every packet in order.
-    pub fn for_each(&mut self, mut each: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
-        while let Some(chunk) = self.next_chunk()? {
-            for packet in chunk.packets() {
-                each(packet)?;
-            }
-        }
-        Ok(())
-    }
-}
-
-impl Iterator for Frames {
-    type Item = Result<Vec<u8>>;
-
-    /// The next packet (a copy), or the error that stopped the reading.
-    fn next(&mut self) -> Option<Result<Vec<u8>>> {
-        loop {
-            if let Some(packet) = self.chunk.packets().nth(self.at) {
-                self.at += 1;
-                return Some(Ok(packet.to_vec()));
-            }
-            match self.next_chunk() {
-                Ok(Some(chunk)) => {
-                    self.chunk = chunk;
-                    self.at = 0;
-                }
-                Ok(None) => return None,
-                Err(e) => return Some(Err(e)),
-            }
-        }
-    }
-}
-
-impl Drop for Frames {
-    fn drop(&mut self) {
-        // Unblock the reader thread: it stops at its next send.
-        let (_, dead) = sync_channel(0);
-        drop(std::mem::replace(&mut self.receiver, dead));
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-/// A source before its format is known.
-struct Source {
-    first: Box<dyn Read + Send>,
-    len: Option<u64>,
-    reopen: Reopen,
-    /// For standard input: whether it is still copied for a second reading.
-    copying: Option<Arc<AtomicBool>>,
-}
-
-/// Standard input, copied to an anonymous temporary file as it is read so the
-/// clear JSON reader can read it again (the copy stops once the format is
-/// known to be another).
-fn stdin_source() -> Result<Source> {
-    let spool =
-        tempfile::tempfile().context("cannot create a temporary file for standard input")?;
-    let writer = spool.try_clone().context("temporary file")?;
-    let reader = spool.try_clone().context("temporary file")?;
-    let reopen: Reopen = Box::new(move || {
-        let mut again = reader.try_clone()?;
-        again.rewind()?;
-        Ok(Box::new(again))
-    });
-    let copying = Arc::new(AtomicBool::new(true));
-    Ok(Source {
-        first: Box::new(Tee {
-            inner: io::stdin(),
-            copy: writer,
-            copying: copying.clone(),
-        }),
-        len: None,
-        reopen,
-        copying: Some(copying),
-    })
-}
-
-/// Reads `inner` and, while `copying`, writes what it read to `copy`.
-struct Tee<R> {
-    inner: R,
-    copy: File,
-    copying: Arc<AtomicBool>,
-}
-
-impl<R: Read> Read for Tee<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        if self.copying.load(Ordering::Relaxed) {
-            self.copy.write_all(&buf[..n])?;
-        }
-        Ok(n)
-    }
-}
-
-/// Reads up to `limit` bytes from the start of `reader` (fewer at the end).
-fn peek(reader: &mut impl Read, limit: usize) -> io::Result<Vec<u8>> {
-    let mut head = Vec::with_capacity(4096);
-    reader.take(limit as u64).read_to_end(&mut head)?;
-    Ok(head)
-}
-
-fn read_thread(
-    format: Format,
-    name: String,
-    mut input: Input,
-    options: ReadOptions,
-    sender: SyncSender<Message>,
-) {
-    let mut emitter = Emitter {
-        chunk: Take::with_capacity(CHUNK_FRAMES),
-        sender: sender.clone(),
-    };
-    let mut warnings = Vec::new();
-    let result = format
-        .read_stream(&name, &mut input, &options, &mut emitter, &mut warnings)
-        .and_then(|()| emitter.flush().map_err(|e| anyhow!("{name}: {e}")));
-    let message = match result {
-        Ok(()) => Message::End(warnings),
-        Err(e) => Message::Failed(e),
-    };
-    // The consumer may have stopped reading: nothing more to say then.
-    let _ = sender.send(message);
-}
-
 /// Writes frames in one format, one at a time.
 pub trait FrameSink {
     /// Writes one packet (a valid face frame).
@@ -471,25 +140,6 @@ pub trait FrameSink {
     fn finish(&mut self) -> io::Result<()>;
     /// Frames written so far.
     fn count(&self) -> u64;
-}
-
-/// A sink writing `format` to `out`.
-pub fn sink<'a>(
-    format: Format,
-    out: &'a mut dyn Write,
-    options: WriteOptions,
-) -> io::Result<Box<dyn FrameSink + 'a>> {
-    Ok(match format {
-        Format::Native => Box::new(super::native::Sink::new(out)),
-        Format::Llv => Box::new(super::llv::Sink::new(out)?),
-        Format::LlvLegacy => {
-            return Err(io::Error::other(
-                "LLV legacy recordings are read-only; write native, llv or json",
-            ))
-        }
-        Format::Json => Box::new(super::clear::Sink::new(out, options.retain_raw)?),
-        Format::Csv => Box::new(csv::Sink::new(out)?),
-    })
 }
 
 /// An anonymous temporary file to hold a body until its count is known.
@@ -506,50 +156,18 @@ pub fn unspool(spool: &mut io::BufWriter<File>, out: &mut dyn Write) -> io::Resu
     Ok(())
 }
 
-/// Writes OUT (`-` is standard output) in `format` through `body`, which
-/// pushes the frames: a named file atomically, replaced only with `force`.
-/// Errors of `body` pass as they are; errors of the writing name OUT.
-/// Returns the frames written.
-pub fn write_stream(
-    path: &Path,
-    format: Format,
-    options: WriteOptions,
-    force: bool,
-    body: impl FnOnce(&mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()>,
-) -> Result<u64> {
-    let target = display_name(path);
-    let cannot = |e: io::Error| anyhow!("{target}: cannot write: {e}");
-    let run = |out: &mut dyn Write| -> Result<u64> {
-        let mut sink = sink(format, out, options).map_err(cannot)?;
-        body(&mut |packet: &[u8]| sink.push(packet).map_err(cannot))?;
-        sink.finish().map_err(cannot)?;
-        Ok(sink.count())
-    };
-    if is_stdio(path) {
-        let stdout = io::stdout();
-        let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
-        let count = run(&mut out)?;
-        out.flush().context("standard output: cannot write")?;
-        return Ok(count);
-    }
-    let mut count = 0;
-    output::write_file_with(path, force, |out| {
-        count = run(out)?;
-        Ok(())
-    })?;
-    Ok(count)
-}
-
 /// Runs a format reader on `read` and collects what it hands on (for unit tests).
 #[cfg(test)]
-pub fn emit_to_take<R>(read: impl FnOnce(&mut Emitter) -> Result<R>) -> Result<(R, Take)> {
-    let (sender, receiver) = sync_channel(4096);
+pub fn emit_to_take<R>(
+    read: impl FnOnce(&mut Emitter) -> anyhow::Result<R>,
+) -> anyhow::Result<(R, Take)> {
+    let (sender, receiver) = std::sync::mpsc::sync_channel(4096);
     let mut emitter = Emitter {
         chunk: Take::default(),
         sender,
     };
     let value = read(&mut emitter)?;
-    emitter.flush().map_err(|e| anyhow!(e))?;
+    emitter.flush().map_err(|e| anyhow::anyhow!(e))?;
     drop(emitter);
     let mut take = Take::default();
     while let Ok(Message::Chunk(chunk)) = receiver.try_recv() {

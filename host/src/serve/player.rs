@@ -17,8 +17,8 @@ use llv_core::control::{bounded, Fault, Playing, Start, TargetCounts, MAX_FAULTS
 use llv_core::settings::{Settings, Target};
 
 use super::folder::FolderTake;
-use crate::artnet::Receiver;
-use crate::commands::play::{play, play_chased, Options};
+use crate::playback::artnet::Receiver;
+use crate::playback::{play, play_chased, Options};
 use crate::take::Edit;
 
 /// One playback in progress.

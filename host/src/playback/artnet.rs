@@ -1,5 +1,5 @@
-//! Art-Net timecode over UDP on the host: a receiver that feeds a [`Chase`]
-//! from its own thread, and the generator `llv tc send` runs.
+//! Art-Net timecode received over UDP on the host: a [`Receiver`] that feeds
+//! a chase ([`Follower`]) from its own thread.
 
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -8,11 +8,8 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use llv_core::artnet::{ArtTimeCode, TimecodeKind, LEN};
 use llv_core::chase::{ChaseConfig, Follower};
 use socket2::{Domain, Protocol, Socket, Type};
-
-use crate::pacer::Pacer;
 
 /// A chase fed by the timecode that arrives on a UDP port ([`Follower`]).
 pub struct Receiver {
@@ -88,38 +85,4 @@ fn listen(socket: &UdpSocket, epoch: Instant, follower: &Mutex<Follower>, done: 
         let mut follower = follower.lock().unwrap_or_else(|e| e.into_inner());
         follower.on_datagram(&buf[..n], now);
     }
-}
-
-/// Sends timecode frames from `start` at the type's real rate to `target`
-/// until `frames` were sent (all, if `None`) or `stop` is set; `each` sees
-/// every frame as it leaves. Returns the frames sent.
-pub fn send(
-    socket: &UdpSocket,
-    target: SocketAddr,
-    start: ArtTimeCode,
-    frames: Option<u64>,
-    stop: &AtomicBool,
-    mut each: impl FnMut(&ArtTimeCode),
-) -> Result<u64> {
-    let kind: TimecodeKind = start.kind;
-    let first = u64::from(start.frame_count());
-    let mut pacer = Pacer::new(true);
-    let began = Instant::now();
-    let mut buf = [0u8; LEN];
-    let mut sent = 0u64;
-    while frames.is_none_or(|n| sent < n) {
-        let deadline = began + Duration::from_micros(kind.micros(sent));
-        if !pacer.wait_until(deadline, stop) {
-            break;
-        }
-        let count = (first + sent) % u64::from(kind.frames_per_day());
-        let tc = ArtTimeCode::from_frame_count(count as u32, kind, start.stream);
-        let len = tc.emit(&mut buf).map_err(|e| anyhow::anyhow!("{e}"))?;
-        socket
-            .send_to(&buf[..len], target)
-            .with_context(|| format!("sending timecode to {target}"))?;
-        each(&tc);
-        sent += 1;
-    }
-    Ok(sent)
 }

@@ -14,8 +14,8 @@ use llv_core::chase::ChaseState;
 use llv_core::pacing::FrameClock;
 use llv_core::time::FrameRate;
 
-use crate::artnet::Receiver;
-use crate::pacer::Pacer;
+use super::artnet::Receiver;
+use super::pacer::{Pacer, Priority};
 use crate::take::Take;
 
 /// A position back less than this before the frame sent keeps it (slewing);
@@ -84,7 +84,7 @@ pub fn play_chasing(
     let period = u64::try_from(clock.frame_period().as_micros()).unwrap_or(u64::MAX);
     let mut pacer = Pacer::new(true);
     let mut report = ChaseReport {
-        real_time: pacer.priority() == crate::pacer::Priority::RealTime,
+        real_time: pacer.priority() == Priority::RealTime,
         ..ChaseReport::default()
     };
     let mut last: Option<usize> = None;

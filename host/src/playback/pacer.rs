@@ -86,7 +86,10 @@ impl Drop for Pacer {
     }
 }
 
+/// The only `unsafe` of the crate: the system calls that read and set the
+/// calling thread's own scheduling, one call per `unsafe` block.
 #[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
 mod os {
     use std::marker::PhantomData;
 
@@ -103,36 +106,34 @@ mod os {
     /// 1 ns timer slack; `SCHED_FIFO` at a middle priority if `real_time` and
     /// allowed, else the normal scheduler with a short slice (see [`SLICE_NS`]).
     pub fn raise(real_time: bool) -> (Saved, Priority) {
-        // SAFETY: prctl and sched_{get,set}attr(0, ...) read or change only the
-        // calling thread's own scheduling; `attr` outlives each call and its
-        // `size` is the size of the struct passed.
-        unsafe {
-            let slack = libc::prctl(libc::PR_GET_TIMERSLACK, 0, 0, 0, 0);
-            libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
-            let size = std::mem::size_of::<libc::sched_attr>() as libc::c_uint;
-            let mut attr: libc::sched_attr = std::mem::zeroed();
-            let got = libc::syscall(libc::SYS_sched_getattr, 0, &mut attr, size, 0) == 0;
-            let saved = Saved {
-                attr: got.then_some(attr),
-                slack,
-                _thread: PhantomData,
-            };
-            let mut fifo = attr;
-            fifo.sched_policy = libc::SCHED_FIFO as u32;
-            fifo.sched_priority = 10;
-            fifo.sched_nice = 0;
-            // Threads and processes started meanwhile stay normal.
-            fifo.sched_flags = libc::SCHED_FLAG_RESET_ON_FORK as u64;
-            if got && real_time && libc::syscall(libc::SYS_sched_setattr, 0, &fifo, 0) == 0 {
-                return (saved, Priority::RealTime);
-            }
-            if got && attr.sched_policy == libc::SCHED_OTHER as u32 {
-                let mut short = attr;
-                short.sched_runtime = SLICE_NS;
-                libc::syscall(libc::SYS_sched_setattr, 0, &short, 0);
-            }
-            (saved, Priority::Normal)
+        let slack = timer_slack();
+        set_timer_slack(1);
+        let size = std::mem::size_of::<libc::sched_attr>() as libc::c_uint;
+        // SAFETY: `sched_attr` is a struct of integers, for which all zeroes is a value.
+        let mut attr: libc::sched_attr = unsafe { std::mem::zeroed() };
+        // SAFETY: sched_getattr(0, ...) reads the calling thread's own scheduling
+        // into `attr`, which outlives the call; `size` is the size of `attr`.
+        let got = unsafe { libc::syscall(libc::SYS_sched_getattr, 0, &mut attr, size, 0) } == 0;
+        let saved = Saved {
+            attr: got.then_some(attr),
+            slack,
+            _thread: PhantomData,
+        };
+        let mut fifo = attr;
+        fifo.sched_policy = libc::SCHED_FIFO as u32;
+        fifo.sched_priority = 10;
+        fifo.sched_nice = 0;
+        // Threads and processes started meanwhile stay normal.
+        fifo.sched_flags = libc::SCHED_FLAG_RESET_ON_FORK as u64;
+        if got && real_time && set_attr(&fifo) {
+            return (saved, Priority::RealTime);
         }
+        if got && attr.sched_policy == libc::SCHED_OTHER as u32 {
+            let mut short = attr;
+            short.sched_runtime = SLICE_NS;
+            set_attr(&short);
+        }
+        (saved, Priority::Normal)
     }
 
     /// The slice asked of the normal scheduler (EEVDF, Linux 6.12+): a thread
@@ -142,24 +143,44 @@ mod os {
 
     /// Puts back what [`raise`] changed.
     pub fn restore(saved: &Saved) {
-        // SAFETY: as in `raise`; `attr` was read from this very thread.
-        unsafe {
-            if let Some(attr) = &saved.attr {
-                // The slice read back is the default one; 0 asks for the default again.
-                let attr = libc::sched_attr {
-                    sched_runtime: 0,
-                    ..*attr
-                };
-                libc::syscall(libc::SYS_sched_setattr, 0, &attr, 0);
-            }
-            libc::prctl(
-                libc::PR_SET_TIMERSLACK,
-                saved.slack as libc::c_ulong,
-                0,
-                0,
-                0,
-            );
+        if let Some(attr) = &saved.attr {
+            // The slice read back is the default one; 0 asks for the default again.
+            set_attr(&libc::sched_attr {
+                sched_runtime: 0,
+                ..*attr
+            });
         }
+        set_timer_slack(saved.slack as libc::c_ulong);
+    }
+
+    /// The calling thread's timer slack, in ns.
+    fn timer_slack() -> libc::c_int {
+        // SAFETY: PR_GET_TIMERSLACK reads the calling thread's own timer slack;
+        // it takes no pointer.
+        unsafe { libc::prctl(libc::PR_GET_TIMERSLACK, 0, 0, 0, 0) }
+    }
+
+    /// Sets the calling thread's timer slack to `ns`.
+    fn set_timer_slack(ns: libc::c_ulong) {
+        // SAFETY: PR_SET_TIMERSLACK changes only the calling thread's own timer
+        // slack; it takes no pointer.
+        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, ns, 0, 0, 0) };
+    }
+
+    /// Sets the calling thread's scheduling to `attr`; true if the kernel agreed.
+    fn set_attr(attr: &libc::sched_attr) -> bool {
+        // SAFETY: sched_setattr(0, ...) changes only the calling thread's own
+        // scheduling and reads `attr`, which outlives the call and was read from
+        // this thread by sched_getattr (so its `size` field is right).
+        unsafe { libc::syscall(libc::SYS_sched_setattr, 0, attr, 0) == 0 }
+    }
+
+    /// The calling thread's scheduling policy and timer slack (for tests).
+    #[cfg(test)]
+    pub fn scheduling() -> (libc::c_int, libc::c_int) {
+        // SAFETY: sched_getscheduler(0) reads the calling thread's own policy.
+        let policy = unsafe { libc::sched_getscheduler(0) };
+        (policy, timer_slack())
     }
 }
 
@@ -180,17 +201,8 @@ mod os {
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
+    use super::os::scheduling;
     use super::*;
-
-    fn scheduling() -> (libc::c_int, libc::c_int) {
-        // SAFETY: both read the calling thread's own settings.
-        unsafe {
-            (
-                libc::sched_getscheduler(0),
-                libc::prctl(libc::PR_GET_TIMERSLACK, 0, 0, 0, 0),
-            )
-        }
-    }
 
     #[test]
     fn a_dropped_pacer_puts_the_threads_scheduling_back() {
