@@ -6,7 +6,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr, SocketAddrV4, ToSocketAddrs};
 use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
-use llv_box_control::mdns::{GROUP, PORT};
+use llv_control::mdns::{GROUP, PORT};
 use simple_dns::rdata::RData;
 use simple_dns::{Packet, TYPE};
 

@@ -1,5 +1,5 @@
 //! `llv serve`'s player: the box's [`Playback`] on a laptop. A take plays on a
-//! thread of its own through `llv play`'s pacing (`commands::play::play`:
+//! thread of its own through `llv play`'s pacing (`crate::playback::play`:
 //! absolute deadlines from the take's own frame times, from now or from a
 //! time on the player's clock) or follows Art-Net timecode as `llv play
 //! --chase` does; a new play or a stop ends the one before at once.

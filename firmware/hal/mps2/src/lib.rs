@@ -10,6 +10,7 @@
 //! | [`watchdog`] | the CMSDK APB watchdog, and whether it caused the last reset |
 //! | [`semihosting`] | the command line (`-append`) and the exit status |
 //! | [`file_flash`] | a NOR flash in a host file |
+//! | [`file_card`] | the microSD card as an image in a host file, with injected read stalls |
 //!
 //! Handlers are bound as in a peripheral access crate: the vector table
 //! names each device interrupt by symbol (`TIMER0`, `TIMER1`, `ETHERNET`),
