@@ -11,13 +11,9 @@ use std::time::{Duration, Instant};
 
 use llv_tests::llv_packets;
 
-#[path = "../e2e/card.rs"]
-mod card;
-#[path = "../e2e/flash_box.rs"]
-mod flash_box;
-#[path = "../e2e/qemu.rs"]
-mod qemu;
 use card::*;
+use llv_tests::card;
+use llv_tests::flash_box;
 
 fn main() {
     let seconds: u64 = std::env::var("LLV_CARD_BENCH_SECS")

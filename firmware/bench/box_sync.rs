@@ -6,12 +6,7 @@
 
 use std::time::Duration;
 
-#[path = "../e2e/flash_box.rs"]
-mod flash_box;
-#[path = "../e2e/qemu.rs"]
-mod qemu;
-#[path = "../e2e/sync.rs"]
-mod sync;
+use llv_tests::sync;
 use sync::*;
 
 fn main() {

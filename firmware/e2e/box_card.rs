@@ -24,14 +24,9 @@ use llv_core::control::{Place, Request, Response};
 use llv_tests::{example, llv_packets};
 use predicates::prelude::*;
 
-#[path = "card.rs"]
-mod card;
-#[path = "flash_box.rs"]
-mod flash_box;
-#[path = "qemu.rs"]
-mod qemu;
-#[path = "sync.rs"]
-mod sync;
+use llv_tests::card;
+use llv_tests::flash_box;
+use llv_tests::sync;
 
 use card::*;
 use flash_box::*;

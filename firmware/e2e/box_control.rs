@@ -20,11 +20,8 @@ use llv_core::control::{ErrorCode, Request, Response};
 use llv_core::packet::FaceFrame;
 use llv_tests::{example, llv_packets};
 
-#[path = "flash_box.rs"]
-mod flash_box;
-#[path = "qemu.rs"]
-mod qemu;
 use flash_box::*;
+use llv_tests::flash_box;
 
 #[test]
 fn flashed_take_plays_bit_exact_and_survives_a_restart() {

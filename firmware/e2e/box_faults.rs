@@ -22,11 +22,9 @@ use llv_core::control::{ErrorCode, Request, Response};
 use llv_core::settings::{Setting, StaticAddress};
 use llv_tests::{example, llv_packets};
 
-#[path = "flash_box.rs"]
-mod flash_box;
-#[path = "qemu.rs"]
-mod qemu;
 use flash_box::*;
+use llv_tests::flash_box;
+use llv_tests::qemu;
 
 /// A box with a static address and no gateway: 192.0.2.1 has no route.
 const NO_GATEWAY: &str = "dhcp=off static=10.0.2.15/24 gw=none";
@@ -210,7 +208,7 @@ fn a_factory_reset_clears_the_settings_and_keeps_the_takes() {
 
 #[test]
 fn the_watchdog_restarts_a_hung_box_which_plays_again() {
-    let elf = qemu::build_firmware_with(&qemu::repo_root(), &["test-faults"]);
+    let elf = qemu::build_firmware_with(&llv_tests::repo_root(), &["test-faults"]);
     let dir = tempfile::tempdir().unwrap();
     let flash = dir.path().join("flash.bin");
     let (socket, target) = receiver();

@@ -20,9 +20,9 @@ use std::time::{Duration, Instant};
 
 use llv_core::packet::Packet;
 
-#[path = "qemu.rs"]
-mod qemu;
-use qemu::{build_firmware, repo_root, spawn_box};
+use llv_tests::qemu;
+use llv_tests::repo_root;
+use qemu::{build_firmware, spawn_box};
 
 /// Nominal frame rate of the example take (its frame times are at 60 fps).
 const FPS: f64 = 60.0;

@@ -17,11 +17,8 @@ use std::time::{Duration, Instant};
 use llv_tests::show::{osc_client, replies};
 use serde_json::{json, Value};
 
-#[path = "flash_box.rs"]
-mod flash_box;
-#[path = "qemu.rs"]
-mod qemu;
 use flash_box::*;
+use llv_tests::flash_box;
 
 /// A box with dao stored, playing to a receiver on the host.
 fn show_box() -> (tempfile::TempDir, QemuBox, UdpSocket) {

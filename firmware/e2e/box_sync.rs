@@ -13,12 +13,7 @@
 use std::thread;
 use std::time::{Duration, Instant};
 
-#[path = "flash_box.rs"]
-mod flash_box;
-#[path = "qemu.rs"]
-mod qemu;
-#[path = "sync.rs"]
-mod sync;
+use llv_tests::sync;
 use sync::*;
 
 /// One take frame in ms.

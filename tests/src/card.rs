@@ -65,7 +65,7 @@ pub fn blank_card(path: &Path) {
 
 /// Writes a sequence take to `path` (`llv sequence`).
 pub fn sequence(path: &Path, seconds_per_shape: &str) {
-    llv_tests::llv()
+    crate::llv()
         .args(["sequence", path.to_str().unwrap(), "--seconds-per-shape"])
         .arg(seconds_per_shape)
         .timeout(TIMEOUT)
@@ -75,7 +75,7 @@ pub fn sequence(path: &Path, seconds_per_shape: &str) {
 
 /// Writes `takes` to the card image `card` (`llv card write`).
 pub fn card_write(card: &Path, takes: &[&Path]) {
-    llv_tests::llv()
+    crate::llv()
         .args(["card", "write"])
         .arg(card)
         .args(takes)
@@ -93,10 +93,7 @@ pub fn show_card(dir: &Path) -> (PathBuf, PathBuf) {
     sequence(&long, LONG_SECONDS_PER_SHAPE);
     let short = dir.join("short.gesichter");
     sequence(&short, "0.05");
-    card_write(
-        &card,
-        &[&long, &llv_tests::example("dao.gesichter"), &short],
-    );
+    card_write(&card, &[&long, &crate::example("dao.gesichter"), &short]);
     (card, long)
 }
 

@@ -31,7 +31,7 @@ pub const OFFSET_FRAMES: u32 = 3600 * 30;
 /// `dir` and returns its path.
 pub fn sequence_take(dir: &Path, seconds_per_shape: &str) -> std::path::PathBuf {
     let path = dir.join("seq.gesichter");
-    llv_tests::llv()
+    crate::llv()
         .args([
             "sequence",
             path.to_str().unwrap(),
@@ -87,7 +87,7 @@ impl Pair {
         for (b, t) in boxes.iter().zip([&ta, &tb]) {
             b.llv(&["box", "{box}", "config", "targets", t]).success();
         }
-        let times: Vec<_> = llv_tests::recording_packets(take)
+        let times: Vec<_> = crate::recording_packets(take)
             .iter()
             .map(|p| FaceFrame::decode(p).unwrap().time)
             .collect();
@@ -110,7 +110,7 @@ impl Pair {
             self.boxes[1].addr(),
         ];
         all.extend(args.iter().map(|a| a.to_string()));
-        llv_tests::llv().args(&all).timeout(TIMEOUT).assert()
+        crate::llv().args(&all).timeout(TIMEOUT).assert()
     }
 
     /// Drops what the receivers hold (frames of a playback just stopped).

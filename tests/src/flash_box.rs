@@ -2,21 +2,21 @@
 //! `box_faults.rs`): boot a box on a flash file with its control port
 //! forwarded to 127.0.0.1, talk to it, receive what it plays. Every wait is
 //! bounded; QEMU is killed on drop.
-#![allow(dead_code, reason = "each test binary uses a part of these helpers")]
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::{example, llv, llv_packets};
 use llv_core::control::{
     body_len, decode, encode, Request, Response, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
 };
 use llv_core::packet::FaceFrame;
-use llv_tests::{example, llv, llv_packets};
 use serde_json::Value;
 
-use crate::qemu::{build_firmware, repo_root, spawn_box, KillOnDrop};
+use crate::files::repo_root;
+use crate::qemu::{build_firmware, spawn_box, KillOnDrop};
 
 /// Bound for one `llv` command, one control exchange, or one boot.
 pub const TIMEOUT: Duration = Duration::from_secs(30);

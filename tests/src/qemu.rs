@@ -1,7 +1,5 @@
-//! Helpers shared by the QEMU end-to-end tests (`box_qemu.rs`, `box_control.rs`,
-//! `box_faults.rs`): the repository root, a child process killed on drop, the
-//! firmware build.
-#![allow(dead_code, reason = "each test binary uses a part of these helpers")]
+//! QEMU in the tests: the firmware built once per feature set, a box
+//! process killed on drop.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -9,16 +7,6 @@ use std::time::{Duration, Instant};
 
 /// Bound for building the firmware.
 const BUILD_TIMEOUT: Duration = Duration::from_secs(900);
-
-pub fn repo_root() -> PathBuf {
-    // This file runs from the root `tests` crate: its parent is the repo.
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .find(|dir| dir.join("firmware/Cargo.toml").is_file())
-        .expect("repository root with firmware/")
-        .to_path_buf()
-}
 
 /// Kills and reaps the child process when dropped, whatever happened.
 pub struct KillOnDrop(pub Child);
