@@ -12,6 +12,7 @@
 //! while all is well ([`health`]); or [`session::run`]: play one take (the
 //! `builtin` one) to the configured targets ([`config`]).
 #![cfg_attr(not(test), no_std)]
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod fmt;

@@ -28,7 +28,8 @@ use embassy_net::{Runner, StackResources};
 use embassy_stm32::bind_interrupts;
 use embassy_stm32::eth::{self, Ethernet, GenericPhy, PacketQueue, Sma};
 use embassy_stm32::gpio::{Input, Pull};
-use embassy_stm32::peripherals::{ETH, ETH_SMA, IWDG1};
+use embassy_stm32::peripherals::{ETH, ETH_SMA, IWDG1, SDMMC1};
+use embassy_stm32::sdmmc;
 use embassy_stm32::wdg::IndependentWatchdog;
 use embassy_time::{Duration, Timer};
 use llv_box::boot::{Booted, PowerUp};
@@ -43,17 +44,19 @@ use llv_box_card::{Card, CardPort};
 use llv_box_store::MaybeFlash;
 use llv_core::settings::StaticAddress;
 use llv_hal_stm32h7::pll::{pll1, ClockSource};
-use llv_hal_stm32h7::{hse, Bank2Flash};
+use llv_hal_stm32h7::reset::{self, ResetCause};
+use llv_hal_stm32h7::{hse, Bank2Flash, SdPins};
 use static_cell::StaticCell;
 use {defmt_rtt as _, panic_probe as _};
-
-mod sd_card;
-use sd_card::{SdPins, SdSlot};
 
 bind_interrupts!(struct Irqs {
     ETH => eth::InterruptHandler;
     FLASH => llv_hal_stm32h7::InterruptHandler;
+    SDMMC1 => sdmmc::InterruptHandler<SDMMC1>;
 });
+
+/// The microSD slot (SDMMC1; wiring in firmware/README.md).
+type SdSlot = llv_hal_stm32h7::SdSlot<Irqs>;
 
 type Device = Ethernet<'static, ETH, GenericPhy<Sma<'static, ETH_SMA>>>;
 
@@ -131,15 +134,6 @@ fn clocks(source: ClockSource) -> embassy_stm32::Config {
     config
 }
 
-/// Whether the last reset came from the independent watchdog; clears the
-/// reset flags so the next reset reads fresh (RM0433 8.7.37, RCC_RSR).
-fn watchdog_reset() -> bool {
-    use embassy_stm32::pac::RCC;
-    let by_watchdog = RCC.rsr().read().iwdg1rstf();
-    RCC.rsr().modify(|w| w.set_rmvf(true));
-    by_watchdog
-}
-
 /// Whether the USER button (B1: PC13, high when pressed, pulled down on the
 /// board) is held through 50 ms of power-up.
 async fn user_button_held(pin: Input<'_>) -> bool {
@@ -166,7 +160,7 @@ async fn main(spawner: Spawner) {
     }
     let power_up = PowerUp {
         factory_reset: user_button_held(Input::new(p.PC13, Pull::Down)).await,
-        watchdog_reset: watchdog_reset(),
+        watchdog_reset: reset::take() == ResetCause::Watchdog,
         clock_fallback: clock == ClockSource::Hsi,
     };
     defmt::info!(
@@ -218,15 +212,18 @@ async fn main(spawner: Spawner) {
     let watchdog = IndependentWatchdog::new(p.IWDG1, WATCHDOG_TIMEOUT_US);
     // The store is mounted in the box's task: its mount shares that task's
     // memory with the running box instead of holding some of its own.
-    let card = SdSlot::new(SdPins {
-        sdmmc: p.SDMMC1,
-        ck: p.PC12,
-        cmd: p.PD2,
-        d0: p.PC8,
-        d1: p.PC9,
-        d2: p.PC10,
-        d3: p.PC11,
-    });
+    let card = SdSlot::new(
+        SdPins {
+            sdmmc: p.SDMMC1,
+            ck: p.PC12,
+            cmd: p.PD2,
+            d0: p.PC8,
+            d1: p.PC9,
+            d2: p.PC10,
+            d3: p.PC11,
+        },
+        Irqs,
+    );
     let board = Board {
         card,
         flash,

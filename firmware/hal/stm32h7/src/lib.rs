@@ -1,5 +1,5 @@
-//! STM32H743 drivers for the llv box: the take store's flash on bank 2, and the
-//! clock source probe.
+//! STM32H743 drivers for the llv box: the take store's flash on bank 2, the
+//! microSD slot on SDMMC1, the clock source probe and the reset cause.
 //!
 //! | module | what it holds | runs on |
 //! |---|---|---|
@@ -7,6 +7,9 @@
 //! | `operation` | one program or erase: register sequence, interrupt-driven wait, [`InterruptHandler`] | chip |
 //! | `ecc_read` | the fault-ignoring read of one flash word | chip |
 //! | [`hse`] | bounded probe of the 8 MHz HSE in bypass | chip |
+//! | [`SdSlot`] (`sd`) | the microSD slot on SDMMC1 as the card library's `Blocks`: 4-bit, 1-bit fallback | chip |
+//! | [`reset`] | the cause of the last reset, from RCC_RSR | host and chip |
+//! | `fmt` | logging to defmt when the `defmt` feature is on | chip |
 //! | [`geometry`] | bank 2's address, sectors, flash words; [`geometry::Region`] and its bounds checks | host and chip |
 //! | `status` | FLASH_CR2 / FLASH_CCR2 words, what FLASH_SR2 says | host and chip |
 //! | [`pll`] | PLL1 plans for 400 MHz from HSE or HSI, and their range checks | host and chip |
@@ -49,6 +52,8 @@
 //!
 //! # Checked on paper
 //!
+//! ## The flash
+//!
 //! Without the datasheet and RM0433 PDFs here, the register facts were checked
 //! against ST's SVD (the `stm32-metapac` 21 register types this crate uses;
 //! offsets and bit fields) and ST's STM32H7 HAL (`stm32h7xx_hal_flash.c`,
@@ -87,7 +92,22 @@
 //!   (PG, PSIZE x32, end interrupts), DSB, ISB, eight `str`, DSB; an erase is
 //!   CR2 = 0x006F_0024 | SNB << 8, then the same with START.
 //!
+//! ## The microSD slot and the reset cause
+//!
+//! Against embassy-stm32 0.6.0 as published (`sdmmc/sd.rs`, `sdmmc/mod.rs`)
+//! and stm32-metapac 21 (`rcc_h7rm0433.rs`):
+//! - Blocks are copied through the driver's `DataBlock` (`sd.rs:46-73`:
+//!   `repr(align(4))` over `[u32; 128]`, `Deref`/`DerefMut` to `[u8; 512]`)
+//!   instead of casting the library's buffer: no `unsafe`, one 512-byte copy
+//!   per block. The `DataBlock` is a field of the slot, which the board keeps
+//!   in a static: in AXI SRAM (`memory.x`: RAM at 0x2400_0000), which the
+//!   SDMMC1 IDMA reaches (DTCM it does not).
+//! - RCC_RSR (0x5802_44D0): PORRSTF 23, PINRSTF 22, BORRSTF 21, IWDG1RSTF 26,
+//!   RMVF 16 (PAC field positions; the host tests of `reset` pin them).
+//!
 //! # Not proven without hardware
+//!
+//! ## The flash
 //!
 //! - That a load from a torn word is really ignored (not a HardFault) under
 //!   FAULTMASK + BFHFNMIGN on this chip, and that DBECCERR/FA2R then name it.
@@ -101,6 +121,12 @@
 //! - Erase and program timings, and x32 parallelism at the NUCLEO's 3.3 V.
 //! - The D-cache is off (embassy-stm32 does not enable it; [`Bank2Flash::new`]
 //!   refuses if it is on, since nothing here invalidates cached flash lines).
+//!
+//! ## The microSD slot and the reset cause
+//!
+//! - Which RCC_RSR flags a power-on, a brown-out and a watchdog reset set
+//!   together on this chip (RM0433's reset-source table is not here); the
+//!   order in [`reset::ResetCause::of`] makes a power-on win over everything.
 #![cfg_attr(not(test), no_std)]
 #![warn(missing_docs)]
 // On the host only the tests call the chip-side helpers of `geometry` and `status`.
@@ -111,12 +137,17 @@ mod ecc_read;
 mod error;
 #[cfg(target_os = "none")]
 mod flash;
+#[cfg(target_os = "none")]
+mod fmt;
 pub mod geometry;
 #[cfg(target_os = "none")]
 pub mod hse;
 #[cfg(target_os = "none")]
 mod operation;
 pub mod pll;
+pub mod reset;
+#[cfg(target_os = "none")]
+mod sd;
 mod status;
 
 pub use error::{FlashError, SetupError};
@@ -124,3 +155,5 @@ pub use error::{FlashError, SetupError};
 pub use flash::Bank2Flash;
 #[cfg(target_os = "none")]
 pub use operation::InterruptHandler;
+#[cfg(target_os = "none")]
+pub use sd::{SdPins, SdSlot};

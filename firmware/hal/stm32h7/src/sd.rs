@@ -1,24 +1,27 @@
-//! The microSD slot: SDMMC1 on a breakout (see firmware/README.md for the
-//! wiring), 4-bit on PC8-PC11 (D0-D3), PC12 (CK), PD2 (CMD), falling back to
-//! 1-bit (D0 only) when four lines fail (no answer to the initialisation,
-//! or CRC errors on the data).
+//! [`SdSlot`]: a microSD slot on SDMMC1, 4-bit on PC8-PC11 (D0-D3), PC12
+//! (CK), PD2 (CMD), falling back to 1-bit (D0 only) when four lines fail (no
+//! answer to the initialisation, or CRC errors on the data), as the card
+//! library's [`Blocks`].
 //!
 //! There is no card-detect pin: a card is "in" once it answered the
 //! initialisation; a read or write that times out (or fails its CRC) says
 //! "removed", and the card is initialised again when the library next asks
 //! whether one is in.
+//!
+//! Blocks go through the driver's own [`DataBlock`] (aligned for the IDMA,
+//! in the slot, so wherever the board keeps the slot must be memory the
+//! SDMMC1 IDMA reaches: AXI SRAM, not DTCM).
 
-use embassy_stm32::peripherals::{PC12, PC8, PD2, SDMMC1};
+use embassy_stm32::interrupt::typelevel::{Binding, SDMMC1 as Sdmmc1Interrupt};
+use embassy_stm32::peripherals::{PC10, PC11, PC12, PC8, PC9, PD2, SDMMC1};
 use embassy_stm32::sdmmc::sd::{Addressable, Card, CmdBlock, DataBlock, StorageDevice};
-use embassy_stm32::sdmmc::{self, Sdmmc};
+use embassy_stm32::sdmmc::{self, InterruptHandler, Sdmmc};
 use embassy_stm32::time::Hertz;
-use embassy_stm32::{bind_interrupts, Peri};
+use embassy_stm32::Peri;
 use llv_box_card::{BlockBuf, BlockError, Blocks, BLOCK};
 use static_cell::StaticCell;
 
-bind_interrupts!(struct Irqs {
-    SDMMC1 => sdmmc::InterruptHandler<SDMMC1>;
-});
+use crate::fmt::warning;
 
 /// The card's bus clock once initialised (default speed; the kernel clock is
 /// PLL1Q at 100 MHz, divided by 4).
@@ -35,16 +38,17 @@ pub struct SdPins {
     /// D0.
     pub d0: Peri<'static, PC8>,
     /// D1.
-    pub d1: Peri<'static, embassy_stm32::peripherals::PC9>,
+    pub d1: Peri<'static, PC9>,
     /// D2.
-    pub d2: Peri<'static, embassy_stm32::peripherals::PC10>,
+    pub d2: Peri<'static, PC10>,
     /// D3.
-    pub d3: Peri<'static, embassy_stm32::peripherals::PC11>,
+    pub d3: Peri<'static, PC11>,
 }
 
 /// The slot: the SD driver over four data lines (or one, after a fallback).
-pub struct SdSlot {
+pub struct SdSlot<I: 'static> {
     dev: StorageDevice<'static, 'static, Card>,
+    irq: I,
     /// Whether the card answered the initialisation.
     ready: bool,
     /// Whether four data lines failed (the next initialisation uses one).
@@ -52,17 +56,24 @@ pub struct SdSlot {
     /// Whether the slot already fell back to one data line.
     one_bit: bool,
     cmd: CmdBlock,
+    /// The block in transfer (the driver's word-aligned buffer).
+    block: DataBlock,
 }
 
 static FOUR: StaticCell<Sdmmc<'static>> = StaticCell::new();
 static ONE: StaticCell<Sdmmc<'static>> = StaticCell::new();
 
-impl SdSlot {
-    /// The slot over `pins` (no card is touched until the library asks).
-    pub fn new(pins: SdPins) -> Self {
+impl<I> SdSlot<I>
+where
+    I: Binding<Sdmmc1Interrupt, InterruptHandler<SDMMC1>> + Copy + 'static,
+{
+    /// The slot over `pins` (no card is touched until the library asks);
+    /// `irq` proves the SDMMC1 interrupt is bound to embassy's handler.
+    /// Call it once: the drivers live in statics.
+    pub fn new(pins: SdPins, irq: I) -> Self {
         let sdmmc = FOUR.init(Sdmmc::new_4bit(
             pins.sdmmc,
-            Irqs,
+            irq,
             pins.ck,
             pins.cmd,
             pins.d0,
@@ -73,10 +84,12 @@ impl SdSlot {
         ));
         SdSlot {
             dev: StorageDevice::new_uninit_sd_card(sdmmc),
+            irq,
             ready: false,
             wide_failed: false,
             one_bit: false,
             cmd: CmdBlock::new(),
+            block: DataBlock::new(),
         }
     }
 
@@ -91,7 +104,7 @@ impl SdSlot {
                 return false;
             }
         }
-        defmt::warn!("card: no answer over four data lines; trying one");
+        warning!("card: no answer over four data lines; trying one");
         self.one_bit = true;
         // SAFETY: the 4-bit driver built on these (in `FOUR`) is never used
         // again: `self.dev` is replaced below, and nothing else holds it. Its
@@ -100,7 +113,7 @@ impl SdSlot {
             unsafe { (SDMMC1::steal(), PC12::steal(), PD2::steal(), PC8::steal()) };
         let one = ONE.init(Sdmmc::new_1bit(
             sdmmc,
-            Irqs,
+            self.irq,
             ck,
             cmd,
             d0,
@@ -111,7 +124,7 @@ impl SdSlot {
     }
 
     fn failed(&mut self, e: sdmmc::Error) -> BlockError {
-        defmt::warn!("card: {}", e);
+        warning!("card: {}", e);
         match e {
             sdmmc::Error::Timeout | sdmmc::Error::SoftwareTimeout | sdmmc::Error::NoCard => {
                 self.ready = false;
@@ -129,7 +142,10 @@ impl SdSlot {
     }
 }
 
-impl Blocks for SdSlot {
+impl<I> Blocks for SdSlot<I>
+where
+    I: Binding<Sdmmc1Interrupt, InterruptHandler<SDMMC1>> + Copy + 'static,
+{
     async fn present(&mut self) -> Option<u64> {
         if !self.ready {
             self.ready = self.acquire().await;
@@ -142,8 +158,11 @@ impl Blocks for SdSlot {
             return Err(BlockError::Removed);
         }
         let at = u32::try_from(block).map_err(|_| BlockError::Failed)?;
-        match self.dev.read_block(at, words_mut(buf)).await {
-            Ok(()) => Ok(()),
+        match self.dev.read_block(at, &mut self.block).await {
+            Ok(()) => {
+                buf.0 = *self.block;
+                Ok(())
+            }
             Err(e) => Err(self.failed(e)),
         }
     }
@@ -153,30 +172,10 @@ impl Blocks for SdSlot {
             return Err(BlockError::Removed);
         }
         let at = u32::try_from(block).map_err(|_| BlockError::Failed)?;
-        match self.dev.write_block(at, words(buf)).await {
+        *self.block = buf.0;
+        match self.dev.write_block(at, &self.block).await {
             Ok(()) => Ok(()),
             Err(e) => Err(self.failed(e)),
         }
     }
-}
-
-// SAFETY (both): `BlockBuf` is 512 bytes aligned to 4 (`repr(C, align(4))`);
-// `DataBlock` is `repr(align(4))` with one field, `[u32; 128]`, which rustc
-// lays out at offset 0 (checked below: same size, alignment met); every bit
-// pattern is valid for both, and the borrow's lifetime carries over.
-const _: () = assert!(
-    core::mem::size_of::<BlockBuf>() == core::mem::size_of::<DataBlock>()
-        && core::mem::align_of::<BlockBuf>() >= core::mem::align_of::<DataBlock>()
-);
-
-/// The block as the SD driver's word buffer (no copy).
-fn words_mut(buf: &mut BlockBuf) -> &mut DataBlock {
-    // SAFETY: see above.
-    unsafe { &mut *(buf as *mut BlockBuf).cast::<DataBlock>() }
-}
-
-/// The block as the SD driver's word buffer (no copy).
-fn words(buf: &BlockBuf) -> &DataBlock {
-    // SAFETY: see above.
-    unsafe { &*(buf as *const BlockBuf).cast::<DataBlock>() }
 }
