@@ -9,6 +9,7 @@
 //! | [`hse`] | bounded probe of the 8 MHz HSE in bypass | chip |
 //! | [`SdSlot`] (`sd`) | the microSD slot on SDMMC1 as the card library's `Blocks`: 4-bit, 1-bit fallback | chip |
 //! | [`reset`] | the cause of the last reset, from RCC_RSR | host and chip |
+//! | [`watchdog`] | IWDG1: its prescaler and reload for a timeout; started before embassy's init, fed through a shared handle | host and chip |
 //! | `fmt` | logging to defmt when the `defmt` feature is on | chip |
 //! | [`geometry`] | bank 2's address, sectors, flash words; [`geometry::Region`] and its bounds checks | host and chip |
 //! | `status` | FLASH_CR2 / FLASH_CCR2 words, what FLASH_SR2 says | host and chip |
@@ -105,6 +106,28 @@
 //! - RCC_RSR (0x5802_44D0): PORRSTF 23, PINRSTF 22, BORRSTF 21, IWDG1RSTF 26,
 //!   RMVF 16 (PAC field positions; the host tests of `reset` pin them).
 //!
+//! ## The watchdog
+//!
+//! Against stm32-metapac 21 (`iwdg_v2.rs`: IWDG1 at 0x5800_4800; KR keys
+//! 0x5555, 0xAAAA, 0xCCCC; PR 3 bits; RLR 12 bits; SR.PVU bit 0, RVU bit 1),
+//! ST's H7 HAL (`stm32h7xx_hal_iwdg.c`, `HAL_IWDG_Init`: start, which forces
+//! the LSI on, then unlock, PR, RLR, wait for SR to clear, at most
+//! `HAL_IWDG_DEFAULT_TIMEOUT`, six prescaled LSI periods at /256 plus the
+//! LSI's start, about 49 ms; then reload) and embassy-stm32 0.6
+//! (`wdg/mod.rs:33-64`, the same prescaler choice: /32, reload 3999 for 4 s
+//! at its `LSI_FREQ` of 32 kHz, `rcc/bd.rs:14`):
+//! - [`watchdog::Iwdg1::start`] runs ST's order and waits for SR at most
+//!   about 100 ms at the reset clock; if the new values did not land, the
+//!   reset values (/4, 0xFFF: 512 ms) run, still twice the 250 ms feed.
+//! - It runs in the first line of `main`, at HSI 64 MHz, before
+//!   `embassy_stm32::init`. That init does not touch IWDG1; its default
+//!   low-speed set-up turns the LSI on and waits for LSIRDY (`rcc/bd.rs:191-215`),
+//!   which a running IWDG1 already forces on.
+//! - Until the executor's timers run, the code between the first line and
+//!   the feeder task is bounded (the HSE probe, the PLL locks in
+//!   `embassy_stm32::init`); the feeder then feeds every 250 ms for at most
+//!   30 s, until the box's keeper feeds (app host tests `health.rs`).
+//!
 //! # Not proven without hardware
 //!
 //! ## The flash
@@ -127,6 +150,13 @@
 //! - Which RCC_RSR flags a power-on, a brown-out and a watchdog reset set
 //!   together on this chip (RM0433's reset-source table is not here); the
 //!   order in [`reset::ResetCause::of`] makes a power-on win over everything.
+//!
+//! ## The watchdog
+//!
+//! - That SR.PVU/RVU clear within the bounded wait on this chip, and the
+//!   LSI's real frequency (±10 % moves the 4 s to 3.6-4.4 s).
+//! - That nothing in `embassy_stm32::init` takes anywhere near 4 s (PLL
+//!   and voltage-scaling waits are microseconds to milliseconds on paper).
 #![cfg_attr(not(test), no_std)]
 #![warn(missing_docs)]
 // On the host only the tests call the chip-side helpers of `geometry` and `status`.
@@ -149,6 +179,7 @@ pub mod reset;
 #[cfg(target_os = "none")]
 mod sd;
 mod status;
+pub mod watchdog;
 
 pub use error::{FlashError, SetupError};
 #[cfg(target_os = "none")]

@@ -76,7 +76,10 @@ mod tests {
 
     #[test]
     fn the_watchdog_pulls_the_pin_too() {
-        assert_eq!(ResetCause::of(Rsr(IWDG1RSTF | PINRSTF)), ResetCause::Watchdog);
+        assert_eq!(
+            ResetCause::of(Rsr(IWDG1RSTF | PINRSTF)),
+            ResetCause::Watchdog
+        );
     }
 
     #[test]
