@@ -128,6 +128,50 @@
 //!   `embassy_stm32::init`); the feeder then feeds every 250 ms for at most
 //!   30 s, until the box's keeper feeds (app host tests `health.rs`).
 //!
+//! ## The instruction cache, and the player's work per frame
+//!
+//! The board enables the Cortex-M7 I-cache (16 KiB) right after starting the
+//! watchdog: cortex-m 0.7.10 `SCB::enable_icache` invalidates it (ICIALLU),
+//! sets CCR.IC and ends with DSB/ISB (the release image's `main` does
+//! exactly that, seen in its disassembly). embassy-stm32 0.6 enables no
+//! cache. The image never changes at run time (bank 2 is data), so no
+//! invalidation is ever needed. The D-cache stays off.
+//!
+//! The player's worst work per frame, on paper: 774-byte frames at 60 fps
+//! to four targets, the subject renamed, the take in flash, the ring full.
+//! Loop costs are counted in the NUCLEO release image's disassembly:
+//! smoltcp's checksum 6 instructions per 2 bytes; compiler-builtins' memcpy
+//! about 0.6 instructions per byte when source and destination share their
+//! alignment, about 3 when they do not (the ring's records are not
+//! word-aligned); the ECC-safe flash read 4 per byte plus about 45 per
+//! 32-byte flash word. The rest is estimated from the code read:
+//!
+//! | step | instructions | uncached loads |
+//! |---|---|---|
+//! | the frame's timer: alarm interrupt, timer queue, executor, the box task polled down its `select` tree (about 15 futures) to the player | 4 k | 0.5 k |
+//! | `FrameRing::pop`, 780 bytes | 2.3 k | 0.2 k |
+//! | top-up (`stored.rs`): shelf lock, `with_timeout`, one frame from flash: its 8-byte entry and 774-byte packet, ECC-safe (26 flash words) | 5.5 k | 0.8 k (flash, byte loads) |
+//! | `FrameRing::push`, 780 bytes | 2.3 k | 0.2 k |
+//! | the rename: `FaceFrame::decode` and `encode` (61 big-endian floats, two strings); without one a 774-byte copy | 4 k | 0.4 k |
+//! | `player::send`: 4 × `UdpSocket::poll_send_to` (`RefCell`, capacity check, smoltcp `send_slice` copying 774 bytes into the socket's ring, waking the runner) | 11 k | 0.8 k |
+//! | the network runner: smoltcp `Interface::poll` (13 sockets, two passes), 4 × (route and neighbour lookup, headers, IPv4 checksum, the payload copied into the Ethernet DMA buffer, UDP checksum over 782 bytes in software: embassy-stm32 0.6's `Ethernet` announces no checksum offload, `eth/mod.rs:106-111`) | 25 k | 2.4 k |
+//! | Ethernet interrupts, a second runner poll, `progress` twice | 5 k | 0.2 k |
+//! | **per frame** | **about 60 k** | **about 5.5 k** |
+//!
+//! In cycles at 400 MHz, with assumed (not measured) latencies: the
+//! instructions at about 1 cycle each from the I-cache (60 k), the per-frame
+//! code (smoltcp, embassy-net, the app, the HAL) larger than 16 KiB so
+//! refetched in part, at most the whole path's 30 KiB in 32-byte lines at
+//! about 30 cycles each (30 k), the loads from uncached AXI SRAM at about 10
+//! cycles (47 k) and the flash byte loads at about 16 (13 k, 2 wait states
+//! at the 200 MHz AXI clock): about **150 k cycles, 0.4 ms, 2.3 % of the
+//! 16.7 ms frame period**. Without the I-cache each instruction waits for
+//! its fetch from flash (about 3 cycles each on the same assumptions): about
+//! 240 k cycles. A card take costs about as much: per frame 1.5 blocks on
+//! average, each CMD16 and CMD17 busy-waited at 25 MHz (about 5 k cycles
+//! together; embassy-stm32 0.6 `sdmmc/sd.rs:480-487`), the block moved by
+//! the IDMA and copied once (512 bytes).
+//!
 //! # Not proven without hardware
 //!
 //! ## The flash
@@ -157,6 +201,13 @@
 //!   LSI's real frequency (±10 % moves the 4 s to 3.6-4.4 s).
 //! - That nothing in `embassy_stm32::init` takes anywhere near 4 s (PLL
 //!   and voltage-scaling waits are microseconds to milliseconds on paper).
+//!
+//! ## The instruction cache and the work per frame
+//!
+//! - Every cycle figure above: the latencies of uncached AXI SRAM and flash
+//!   loads, the I-cache's miss rate on the per-frame path, and the cost of the
+//!   select tree were not measured. DWT.CYCCNT around one frame's work (timer
+//!   wake to the runner's last packet) on a board would settle them.
 #![cfg_attr(not(test), no_std)]
 #![warn(missing_docs)]
 // On the host only the tests call the chip-side helpers of `geometry` and `status`.
