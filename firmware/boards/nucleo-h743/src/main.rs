@@ -170,8 +170,13 @@ async fn main(spawner: Spawner) {
         core.SCB.enable_icache();
     }
     let dog = DOG.init(dog);
+    // Why the chip reset decides how long the ST-LINK's clock may take.
+    let reset = reset::take();
     // embassy's own wait for HSE never ends: probe it first, with a bound.
-    let clock = hse::probe_hse_bypass();
+    // The probe feeds the watchdog at every look (each millisecond), so even
+    // its 3 s after a power-on cannot trip the 4 s started above.
+    let probe = hse::probe_hse_bypass(hse::wait_ms(reset), || dog.feed());
+    let clock = probe.source;
     let p = embassy_stm32::init(clocks(clock));
     // The executor's timers run from here on: the power-up's feeder takes
     // over until the box's keeper does.
@@ -184,15 +189,22 @@ async fn main(spawner: Spawner) {
         );
     }
     match clock {
-        ClockSource::Hse => defmt::info!("clock: {=str} (ST-LINK MCO) -> PLL1 400 MHz", clock.name()),
+        ClockSource::Hse => defmt::info!(
+            "clock: {=str}, there {=u32} ms after a {=str} reset; PLL1 400 MHz",
+            clock.words(),
+            probe.waited_ms,
+            reset.name()
+        ),
         ClockSource::Hsi => defmt::warn!(
-            "clock: HSE did not start, {=str} -> PLL1 400 MHz; timing only as good as the RC oscillator",
-            clock.name()
+            "clock: {=str}; no clock from the ST-LINK within {=u32} ms of a {=str} reset; PLL1 400 MHz",
+            clock.words(),
+            probe.waited_ms,
+            reset.name()
         ),
     }
     let power_up = PowerUp {
         factory_reset: user_button_held(Input::new(p.PC13, Pull::Down)).await,
-        watchdog_reset: reset::take() == ResetCause::Watchdog,
+        watchdog_reset: reset == ResetCause::Watchdog,
         clock_fallback: clock == ClockSource::Hsi,
     };
     defmt::info!(

@@ -6,7 +6,7 @@
 //! | [`Bank2Flash`] (`flash`) | the `embedded_storage_async` NOR flash over whole bank-2 sectors | chip |
 //! | `operation` | one program or erase: register sequence, interrupt-driven wait, [`InterruptHandler`] | chip |
 //! | `ecc_read` | the fault-ignoring read of one flash word | chip |
-//! | [`hse`] | bounded probe of the 8 MHz HSE in bypass | chip |
+//! | [`hse`] | how long to wait for the 8 MHz HSE after which reset, and its bounded probe in bypass (chip) | host and chip |
 //! | [`SdSlot`] (`sd`) | the microSD slot on SDMMC1 as the card library's `Blocks`: 4-bit, 1-bit fallback | chip |
 //! | [`reset`] | the cause of the last reset, from RCC_RSR | host and chip |
 //! | [`watchdog`] | IWDG1: its prescaler and reload for a timeout; started before embassy's init, fed through a shared handle | host and chip |
@@ -128,6 +128,32 @@
 //!   `embassy_stm32::init`); the feeder then feeds every 250 ms for at most
 //!   30 s, until the box's keeper feeds (app host tests `health.rs`).
 //!
+//! ## The clock probe
+//!
+//! - The 8 MHz is the ST-LINK's MCO on PH0, in bypass (zephyr's
+//!   `nucleo_h743zi.dts`: `hse-bypass`, 8 MHz "STLink 8MHz clock").
+//! - The ST-LINK starts it about 2 s after an external supply comes up: "This
+//!   clock signal is generated about 2 seconds after the board is powered ...
+//!   By default HSE Startup Timeout Value is 100ms, so it timeouts before the
+//!   clock is available" (ST community, "STM32F767ZI on external power supply
+//!   is stuck until reset button is pressed", the same Nucleo-144 ST-LINK);
+//!   RIOT issue 19778 saw externally powered nucleo-f767zi boards hang for
+//!   seconds waiting for it; CubeMX's default wait is 100 ms. So
+//!   [`hse::wait_ms`] gives 3 s after a power-on or brown-out (RCC_RSR's
+//!   PORRSTF or BORRSTF, read by [`reset::take`] before the probe) and 10 ms
+//!   after any other reset, when the ST-LINK kept running.
+//! - The watchdog cannot trip during the 3 s: the board starts IWDG1 (4 s)
+//!   and feeds it right before the probe, and the probe feeds it at every
+//!   look, each millisecond of `asm::delay` at HSI 64 MHz (one cycle per
+//!   iteration on the M7 with its I-cache on, cortex-m 0.7.10's `delay`
+//!   docs; at three cycles the wait would stretch to 9 s, still fed).
+//! - RCC_CR: HSEBYP (18) is written only while HSEON (16) is clear;
+//!   HSERDY (17) (PAC; the host tests of `hse` pin them). HSE is left on for
+//!   `embassy_stm32::init`, whose own wait for HSERDY has no bound
+//!   (embassy-stm32 0.6 `rcc/h.rs:472`), or turned off for HSI.
+//! - The clock in use is logged in words at power-up with the reset's cause
+//!   and how long HSE took, and HSI stays the `ClockFallback` fault.
+//!
 //! ## The instruction cache, and the player's work per frame
 //!
 //! The board enables the Cortex-M7 I-cache (16 KiB) right after starting the
@@ -208,6 +234,13 @@
 //!   loads, the I-cache's miss rate on the per-frame path, and the cost of the
 //!   select tree were not measured. DWT.CYCCNT around one frame's work (timer
 //!   wake to the runner's last packet) on a board would settle them.
+//!
+//! ## The clock probe
+//!
+//! - When this board's ST-LINK (MB1364) starts its MCO after a cold start
+//!   from E5V or a USB charger: the 2 s comes from other Nucleo-144 boards.
+//!   Whether it also pulses NRST once the MCO runs (then the box boots twice,
+//!   the second time as a pin reset with the clock there) is unknown.
 #![cfg_attr(not(test), no_std)]
 #![warn(missing_docs)]
 // On the host only the tests call the chip-side helpers of `geometry` and `status`.
@@ -221,7 +254,6 @@ mod flash;
 #[cfg(target_os = "none")]
 mod fmt;
 pub mod geometry;
-#[cfg(target_os = "none")]
 pub mod hse;
 #[cfg(target_os = "none")]
 mod operation;

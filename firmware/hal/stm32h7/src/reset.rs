@@ -20,6 +20,16 @@ pub enum ResetCause {
 }
 
 impl ResetCause {
+    /// The cause in a word, for logs.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ResetCause::PowerOn => "power-on",
+            ResetCause::BrownOut => "brown-out",
+            ResetCause::Watchdog => "watchdog",
+            ResetCause::Other => "pin or software",
+        }
+    }
+
     /// The cause RCC_RSR's flags name.
     pub fn of(rsr: Rsr) -> Self {
         if rsr.porrstf() {
