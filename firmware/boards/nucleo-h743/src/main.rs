@@ -46,7 +46,7 @@ use llv_core::settings::StaticAddress;
 use llv_hal_stm32h7::pll::{pll1, ClockSource};
 use llv_hal_stm32h7::reset::{self, ResetCause};
 use llv_hal_stm32h7::watchdog::{Iwdg1, Plan};
-use llv_hal_stm32h7::{hse, Bank2Flash, SdPins};
+use llv_hal_stm32h7::{hse, Bank2Flash, SdPins, SdSlot};
 use static_cell::StaticCell;
 use {defmt_rtt as _, panic_probe as _};
 
@@ -55,9 +55,6 @@ bind_interrupts!(struct Irqs {
     FLASH => llv_hal_stm32h7::InterruptHandler;
     SDMMC1 => sdmmc::InterruptHandler<SDMMC1>;
 });
-
-/// The microSD slot (SDMMC1; wiring in firmware/README.md).
-type SdSlot = llv_hal_stm32h7::SdSlot<Irqs>;
 
 type Device = Ethernet<'static, ETH, GenericPhy<Sma<'static, ETH_SMA>>>;
 

@@ -103,6 +103,25 @@
 //!   per block. The `DataBlock` is a field of the slot, which the board keeps
 //!   in a static: in AXI SRAM (`memory.x`: RAM at 0x2400_0000), which the
 //!   SDMMC1 IDMA reaches (DTCM it does not).
+//! - One line or four: both drivers are built once (`Sdmmc::new_4bit`,
+//!   `new_1bit`) and never dropped, and the slot swaps the `&mut Sdmmc` its
+//!   `StorageDevice` holds (a public field, `sd.rs:122-126`). That is sound
+//!   as far as the 0.6 source shows: each initialisation starts with
+//!   `reacquire` → `on_drop` (IRQ masks, flags, IDMA off, `mod.rs:1068-1099`)
+//!   and `init_idle`, which rewrites CLKCR's divider and WIDBUS (1 bit for
+//!   identification, `mod.rs:901-940`), then `acquire` picks the width from
+//!   the driver's own pins (`bus_width`, `mod.rs:755-761`: D3 present = 4)
+//!   and the card's SCR, and sets it with ACMD6 and CLKCR (`sd.rs:215-225`).
+//!   The other per-driver state (kernel clock, data timeout) is the same in
+//!   both. Building the 1-bit driver resets SDMMC1 (`new_inner`,
+//!   `mod.rs:675`) once, before any card is touched, and gives CK, CMD and D0
+//!   the alternate function they already had; D1-D3 stay in theirs.
+//! - An empty slot: CMD8 gets no answer (`sd.rs:171`, `Error::Timeout`) on
+//!   four lines and on one, so the slot stays on four and logs nothing.
+//!   Data errors: `complete_datapath_transfer` reports DCRCFAIL as `Crc`,
+//!   DTIMEOUT as `Timeout` (`mod.rs:1104-1150`); a single-block read or
+//!   write that failed its CRC leaves the card in the transfer state, so the
+//!   one retry re-sends CMD16 and CMD17/CMD24 as usual.
 //! - RCC_RSR (0x5802_44D0): PORRSTF 23, PINRSTF 22, BORRSTF 21, IWDG1RSTF 26,
 //!   RMVF 16 (PAC field positions; the host tests of `reset` pin them).
 //!
@@ -217,6 +236,10 @@
 //!
 //! ## The microSD slot and the reset cause
 //!
+//! - The 1-bit fallback with a real card and broken D1-D3 lines (which error
+//!   a 4-bit transfer over them gives: CRC or data timeout; the slot tries
+//!   one line after either), and that the swapped drivers behave as the
+//!   source reads.
 //! - Which RCC_RSR flags a power-on, a brown-out and a watchdog reset set
 //!   together on this chip (RM0433's reset-source table is not here); the
 //!   order in [`reset::ResetCause::of`] makes a power-on win over everything.

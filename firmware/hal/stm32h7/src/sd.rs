@@ -1,12 +1,21 @@
 //! [`SdSlot`]: a microSD slot on SDMMC1, 4-bit on PC8-PC11 (D0-D3), PC12
-//! (CK), PD2 (CMD), falling back to 1-bit (D0 only) when four lines fail (no
-//! answer to the initialisation, or CRC errors on the data), as the card
-//! library's [`Blocks`].
+//! (CK), PD2 (CMD), as the card library's [`Blocks`].
 //!
 //! There is no card-detect pin: a card is "in" once it answered the
-//! initialisation; a read or write that times out (or fails its CRC) says
-//! "removed", and the card is initialised again when the library next asks
-//! whether one is in.
+//! initialisation; a read or write that times out says "removed", and the
+//! card is initialised again when the library next asks whether one is in.
+//!
+//! One data line instead of four, only where four failed and one works on
+//! the same card: when an initialisation over four lines fails, the slot
+//! tries one line at once, and keeps it only if that succeeds (an empty slot
+//! fails both and stays on four). Data that fails its CRC is read or written
+//! again once; failing again it counts as a strike and the card is
+//! initialised anew; after [`CRC_STRIKES`] strikes in a row the next
+//! initialisation tries one line first. A card found gone (no answer on one
+//! line either) sends the slot back to four lines for the next card.
+//! Both drivers live in statics for good, and the slot swaps which one
+//! its device drives (both program SDMMC1's CLKCR.WIDBUS at every
+//! initialisation).
 //!
 //! Blocks go through the driver's own [`DataBlock`] (aligned for the IDMA,
 //! in the slot, so wherever the board keeps the slot must be memory the
@@ -27,6 +36,10 @@ use crate::fmt::warning;
 /// PLL1Q at 100 MHz, divided by 4).
 const BUS: Hertz = Hertz(25_000_000);
 
+/// Transfers over four lines that fail their CRC twice (a strike each) in a
+/// row before the next initialisation tries one line.
+pub const CRC_STRIKES: u8 = 3;
+
 /// The slot's pins and peripheral, as the board hands them over.
 pub struct SdPins {
     /// SDMMC1.
@@ -45,16 +58,18 @@ pub struct SdPins {
     pub d3: Peri<'static, PC11>,
 }
 
-/// The slot: the SD driver over four data lines (or one, after a fallback).
-pub struct SdSlot<I: 'static> {
+/// The slot: the SD driver over four data lines, or one (see the module docs).
+pub struct SdSlot {
     dev: StorageDevice<'static, 'static, Card>,
-    irq: I,
+    /// The driver `dev` does not use now: the 1-bit one while `dev` drives
+    /// four lines, the 4-bit one while it drives one.
+    spare: &'static mut Sdmmc<'static>,
     /// Whether the card answered the initialisation.
     ready: bool,
-    /// Whether four data lines failed (the next initialisation uses one).
-    wide_failed: bool,
-    /// Whether the slot already fell back to one data line.
+    /// Whether four lines failed where one worked, on the card in the slot.
     one_bit: bool,
+    /// Transfers over four lines that failed their CRC twice, in a row.
+    crc_strikes: u8,
     cmd: CmdBlock,
     /// The block in transfer (the driver's word-aligned buffer).
     block: DataBlock,
@@ -63,15 +78,15 @@ pub struct SdSlot<I: 'static> {
 static FOUR: StaticCell<Sdmmc<'static>> = StaticCell::new();
 static ONE: StaticCell<Sdmmc<'static>> = StaticCell::new();
 
-impl<I> SdSlot<I>
-where
-    I: Binding<Sdmmc1Interrupt, InterruptHandler<SDMMC1>> + Copy + 'static,
-{
+impl SdSlot {
     /// The slot over `pins` (no card is touched until the library asks);
     /// `irq` proves the SDMMC1 interrupt is bound to embassy's handler.
     /// Call it once: the drivers live in statics.
-    pub fn new(pins: SdPins, irq: I) -> Self {
-        let sdmmc = FOUR.init(Sdmmc::new_4bit(
+    pub fn new(
+        pins: SdPins,
+        irq: impl Binding<Sdmmc1Interrupt, InterruptHandler<SDMMC1>> + 'static,
+    ) -> Self {
+        let four = FOUR.init(Sdmmc::new_4bit(
             pins.sdmmc,
             irq,
             pins.ck,
@@ -82,47 +97,77 @@ where
             pins.d3,
             sdmmc::Config::default(),
         ));
-        SdSlot {
-            dev: StorageDevice::new_uninit_sd_card(sdmmc),
-            irq,
-            ready: false,
-            wide_failed: false,
-            one_bit: false,
-            cmd: CmdBlock::new(),
-            block: DataBlock::new(),
-        }
-    }
-
-    /// Initialises the card; on four lines first, then on one once four
-    /// failed (at the initialisation or with CRC errors after it).
-    async fn acquire(&mut self) -> bool {
-        if !self.wide_failed || self.one_bit {
-            if self.dev.reacquire(&mut self.cmd, BUS).await.is_ok() {
-                return true;
-            }
-            if self.one_bit {
-                return false;
-            }
-        }
-        warning!("card: no answer over four data lines; trying one");
-        self.one_bit = true;
-        // SAFETY: the 4-bit driver built on these (in `FOUR`) is never used
-        // again: `self.dev` is replaced below, and nothing else holds it. Its
-        // D1-D3 pins stay in their alternate function, unused on one line.
+        // SAFETY: the two drivers share SDMMC1, CK, CMD and D0, and only
+        // one is ever used at a time: the slot owns both for good (never
+        // dropped, so neither ever resets the pins or the peripheral's
+        // clock) and hands exactly one to its device. Building this one
+        // resets SDMMC1 before any card was touched and sets CK, CMD and D0
+        // to the same alternate function the 4-bit driver gave them; D1-D3
+        // keep theirs, unused on one line.
         let (sdmmc, ck, cmd, d0) =
             unsafe { (SDMMC1::steal(), PC12::steal(), PD2::steal(), PC8::steal()) };
         let one = ONE.init(Sdmmc::new_1bit(
             sdmmc,
-            self.irq,
+            irq,
             ck,
             cmd,
             d0,
             sdmmc::Config::default(),
         ));
-        self.dev = StorageDevice::new_uninit_sd_card(one);
-        self.dev.reacquire(&mut self.cmd, BUS).await.is_ok()
+        SdSlot {
+            dev: StorageDevice::new_uninit_sd_card(four),
+            spare: one,
+            ready: false,
+            one_bit: false,
+            crc_strikes: 0,
+            cmd: CmdBlock::new(),
+            block: DataBlock::new(),
+        }
     }
 
+    /// Initialises the card with the driver the device holds now.
+    async fn init(&mut self) -> Result<(), sdmmc::Error> {
+        self.dev.reacquire(&mut self.cmd, BUS).await
+    }
+
+    /// Hands the device the other driver (one line for four, or back).
+    fn swap(&mut self) {
+        core::mem::swap(&mut self.dev.sdmmc, &mut self.spare);
+    }
+
+    /// Initialises the card in the slot: over four data lines, or one where
+    /// four failed and one works on this card (see the module docs).
+    async fn acquire(&mut self) -> bool {
+        if self.one_bit {
+            if self.init().await.is_ok() {
+                return true;
+            }
+            // Gone (or failing on one line too): the next card starts on four.
+            self.one_bit = false;
+            self.swap();
+            return false;
+        }
+        let strikes = core::mem::take(&mut self.crc_strikes);
+        if strikes < CRC_STRIKES && self.init().await.is_ok() {
+            return true;
+        }
+        // Four lines failed, now or in the last transfers: does one work?
+        self.swap();
+        if self.init().await.is_ok() {
+            self.one_bit = true;
+            warning!(
+                "card: four data lines failed where one works: using one (check D1-D3 and their pull-ups)"
+            );
+            return true;
+        }
+        self.swap();
+        // One line failed too: an empty slot, or a card that fails either
+        // way. After strikes, start over on four lines.
+        strikes >= CRC_STRIKES && self.init().await.is_ok()
+    }
+
+    /// What a failed transfer means for the library; marks the card for a
+    /// new initialisation where needed.
     fn failed(&mut self, e: sdmmc::Error) -> BlockError {
         warning!("card: {}", e);
         match e {
@@ -130,22 +175,37 @@ where
                 self.ready = false;
                 BlockError::Removed
             }
-            // Data lines that do not all carry: four lines initialised, but
-            // the data fails its CRC. Next time, one line.
-            sdmmc::Error::Crc if !self.one_bit => {
-                self.wide_failed = true;
+            // Failed twice: initialise again; strikes over four lines
+            // count towards one line.
+            sdmmc::Error::Crc => {
+                if !self.one_bit {
+                    self.crc_strikes = self.crc_strikes.saturating_add(1);
+                }
                 self.ready = false;
                 BlockError::Removed
             }
             _ => BlockError::Failed,
         }
     }
+
+    /// Reads block `at` into the slot's block, again once if its CRC fails.
+    async fn read_block(&mut self, at: u32) -> Result<(), sdmmc::Error> {
+        match self.dev.read_block(at, &mut self.block).await {
+            Err(sdmmc::Error::Crc) => self.dev.read_block(at, &mut self.block).await,
+            done => done,
+        }
+    }
+
+    /// Writes the slot's block to block `at`, again once if its CRC fails.
+    async fn write_block(&mut self, at: u32) -> Result<(), sdmmc::Error> {
+        match self.dev.write_block(at, &self.block).await {
+            Err(sdmmc::Error::Crc) => self.dev.write_block(at, &self.block).await,
+            done => done,
+        }
+    }
 }
 
-impl<I> Blocks for SdSlot<I>
-where
-    I: Binding<Sdmmc1Interrupt, InterruptHandler<SDMMC1>> + Copy + 'static,
-{
+impl Blocks for SdSlot {
     async fn present(&mut self) -> Option<u64> {
         if !self.ready {
             self.ready = self.acquire().await;
@@ -158,8 +218,9 @@ where
             return Err(BlockError::Removed);
         }
         let at = u32::try_from(block).map_err(|_| BlockError::Failed)?;
-        match self.dev.read_block(at, &mut self.block).await {
+        match self.read_block(at).await {
             Ok(()) => {
+                self.crc_strikes = 0;
                 buf.0 = *self.block;
                 Ok(())
             }
@@ -173,8 +234,11 @@ where
         }
         let at = u32::try_from(block).map_err(|_| BlockError::Failed)?;
         *self.block = buf.0;
-        match self.dev.write_block(at, &self.block).await {
-            Ok(()) => Ok(()),
+        match self.write_block(at).await {
+            Ok(()) => {
+                self.crc_strikes = 0;
+                Ok(())
+            }
             Err(e) => Err(self.failed(e)),
         }
     }
