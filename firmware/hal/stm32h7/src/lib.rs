@@ -116,6 +116,43 @@
 //!   both. Building the 1-bit driver resets SDMMC1 (`new_inner`,
 //!   `mod.rs:675`) once, before any card is touched, and gives CK, CMD and D0
 //!   the alternate function they already had; D1-D3 stay in theirs.
+//! - Initialisation (embassy-stm32 0.6.0 `sdmmc/sd.rs:157-249`,
+//!   `mod.rs:1001-1066`): `acquire` is async, but every command is the
+//!   private, synchronous `Sdmmc::cmd`, which busy-waits on SDMMC_STA for
+//!   CMDREND, CCRCFAIL or CTIMEOUT (the command path's fixed response
+//!   timeout, 64 SDMMC_CK periods as ST's SDMMC descriptions give it, not
+//!   checked in RM0433 here: each command ends in well under a millisecond
+//!   at 400 kHz), and the
+//!   ACMD41 loop (`sd.rs:181-198`) has no bound and no await: a busy card
+//!   spins there with the executor stopped. Unchanged on embassy's main
+//!   branch (66f5f6e8, `sd.rs:202-223`). The command layer is not public (no
+//!   `pub` on `cmd`, `init_idle`, `get_cid` ...), and `StorageDevice`'s card
+//!   data (capacity, RCA) is private and set only by its own `acquire`, so
+//!   an own initialisation could not hand the card to embassy's reads and
+//!   writes; a `with_timeout` around `reacquire` could not help either (the
+//!   loop never returns to the executor). Hence the minimal patch of the
+//!   vendored copy (`firmware/vendor/README.md`): a 1 s deadline from the
+//!   first ACMD41 (the SD specification's initialisation timeout; SanDisk's
+//!   SD product manual 1.9 §3.4.1 "the maximum period of power up procedure
+//!   of single card shall not exceed 1 second") returning `SoftwareTimeout`,
+//!   and `Timer::after_millis(1).await` between tries (the same manual asks
+//!   for polling at intervals under 50 ms, figure 4-9). ST's HAL bounds the
+//!   loop by a count instead (`SDMMC_MAX_VOLT_TRIAL`, 0xFFFF tries), the
+//!   patch's fallback without embassy-time.
+//! - What still busy-waits, on paper at 400 kHz: `init_idle`'s 74 clocks
+//!   (185 µs, `block_for_us`) and CMD0, CMD8 (or its timeout with no card:
+//!   about 0.5 ms together); each CMD55 + ACMD41 pair (about 0.8 ms between
+//!   two awaits); after the loop CMD2, CMD3, CMD9, CMD7, CMD16 and CMD55 in a
+//!   row (about 2.5 ms, the longest stretch) before the SCR read awaits its
+//!   data. The slot yields between its 4-bit and 1-bit attempts, so an empty
+//!   slot costs about 0.5 ms in one piece per look (every 250 ms).
+//! - `SoftwareTimeout` comes out of `acquire` only from the patched loop (the
+//!   write-busy poll is in `write_block`), so the slot reads it as "in, but
+//!   stays busy", does not try one line for it, and says so through
+//!   `Blocks::unusable`; the card library reports it (`CardUnusable`) and
+//!   the app's card keeper backs off, 0.5 s doubling to 8 s between looks
+//!   (host tests `app/tests/card_keeper.rs`, `app/src/card.rs`). The
+//!   watchdog stays fed throughout: the executor runs.
 //! - An empty slot: CMD8 gets no answer (`sd.rs:171`, `Error::Timeout`) on
 //!   four lines and on one, so the slot stays on four and logs nothing.
 //!   Data errors: `complete_datapath_transfer` reports DCRCFAIL as `Crc`,
@@ -236,6 +273,10 @@
 //!
 //! ## The microSD slot and the reset cause
 //!
+//! - The initialisation's timing with real cards: how long usual cards stay
+//!   busy, that 1 ms pauses between ACMD41s (the clock keeps running,
+//!   CLKCR.PWRSAV clear) suit them, and the gap an insertion leaves in a
+//!   playing take (on paper at most about 2.5 ms).
 //! - The 1-bit fallback with a real card and broken D1-D3 lines (which error
 //!   a 4-bit transfer over them gives: CRC or data timeout; the slot tries
 //!   one line after either), and that the swapped drivers behave as the

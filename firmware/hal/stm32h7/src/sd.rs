@@ -17,6 +17,14 @@
 //! its device drives (both program SDMMC1's CLKCR.WIDBUS at every
 //! initialisation).
 //!
+//! An initialisation never holds the executor for long and always ends:
+//! embassy-stm32's power-up loop (ACMD41) is patched to give the card 1 s,
+//! the SD specification's initialisation timeout, and to await 1 ms between
+//! tries (`firmware/vendor/README.md`); its other commands busy-wait for at
+//! most a few hundred microseconds each at 400 kHz. A card that answers but
+//! stays busy past that second is in but unusable ([`Blocks::unusable`]),
+//! and the slot does not try one line for it.
+//!
 //! Blocks go through the driver's own [`DataBlock`] (aligned for the IDMA,
 //! in the slot, so wherever the board keeps the slot must be memory the
 //! SDMMC1 IDMA reaches: AXI SRAM, not DTCM).
@@ -70,6 +78,8 @@ pub struct SdSlot {
     one_bit: bool,
     /// Transfers over four lines that failed their CRC twice, in a row.
     crc_strikes: u8,
+    /// Whether the last initialisation found a card that stayed busy.
+    busy: bool,
     cmd: CmdBlock,
     /// The block in transfer (the driver's word-aligned buffer).
     block: DataBlock,
@@ -120,14 +130,19 @@ impl SdSlot {
             ready: false,
             one_bit: false,
             crc_strikes: 0,
+            busy: false,
             cmd: CmdBlock::new(),
             block: DataBlock::new(),
         }
     }
 
-    /// Initialises the card with the driver the device holds now.
+    /// Initialises the card with the driver the device holds now; notes
+    /// whether it stayed busy past its power-up deadline (the patched
+    /// driver's `SoftwareTimeout`, which only that loop returns there).
     async fn init(&mut self) -> Result<(), sdmmc::Error> {
-        self.dev.reacquire(&mut self.cmd, BUS).await
+        let done = self.dev.reacquire(&mut self.cmd, BUS).await;
+        self.busy = done == Err(sdmmc::Error::SoftwareTimeout);
+        done
     }
 
     /// Hands the device the other driver (one line for four, or back).
@@ -148,8 +163,17 @@ impl SdSlot {
             return false;
         }
         let strikes = core::mem::take(&mut self.crc_strikes);
-        if strikes < CRC_STRIKES && self.init().await.is_ok() {
-            return true;
+        if strikes < CRC_STRIKES {
+            if self.init().await.is_ok() {
+                return true;
+            }
+            if self.busy {
+                // In, but not ready: one line would not change that.
+                return false;
+            }
+            // Two initialisations in a row would hold the executor twice as
+            // long (an empty slot's CMD8 timeout, every look).
+            embassy_futures::yield_now().await;
         }
         // Four lines failed, now or in the last transfers: does one work?
         self.swap();
@@ -206,6 +230,12 @@ impl SdSlot {
 }
 
 impl Blocks for SdSlot {
+    fn unusable(&self) -> Option<&'static str> {
+        self.busy.then_some(
+            "it stays busy past its 1 s power-up (damaged, or a weak supply at the socket)",
+        )
+    }
+
     async fn present(&mut self) -> Option<u64> {
         if !self.ready {
             self.ready = self.acquire().await;

@@ -178,6 +178,14 @@ impl<'a, 'b> StorageDevice<'a, 'b, Card> {
             return Err(Error::UnsupportedVoltage);
         }
 
+        // llv patch (firmware/vendor/README.md): the card gets 1 s to leave
+        // busy, the SD specification's initialisation timeout, and the loop
+        // pauses 1 ms between tries, awaited, so a card that stays busy
+        // neither spins for ever nor holds the executor.
+        #[cfg(feature = "time")]
+        let deadline = embassy_time::Instant::now() + embassy_time::Duration::from_secs(1);
+        #[cfg(not(feature = "time"))]
+        let mut tries: u32 = 0;
         let ocr = loop {
             // Signal that next command is a app command
             self.sdmmc.cmd(common_cmd::app_cmd(0), true, false)?; // CMD55
@@ -194,6 +202,23 @@ impl<'a, 'b> StorageDevice<'a, 'b, Card> {
             if !ocr.is_busy() {
                 // Power up done
                 break ocr;
+            }
+
+            #[cfg(feature = "time")]
+            {
+                if embassy_time::Instant::now() >= deadline {
+                    return Err(Error::SoftwareTimeout);
+                }
+                embassy_time::Timer::after_millis(1).await;
+            }
+            #[cfg(not(feature = "time"))]
+            {
+                // ST's HAL's bound (SDMMC_MAX_VOLT_TRIAL).
+                tries += 1;
+                if tries >= 0xFFFF {
+                    return Err(Error::SoftwareTimeout);
+                }
+                embassy_futures::yield_now().await;
             }
         };
 
