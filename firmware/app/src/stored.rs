@@ -184,13 +184,21 @@ impl<F: NorFlash, D: Slot, const N: usize> FrameSource for StoreSource<'_, F, D,
             self.filled = false;
         }
         // Dry (a start, a seek, or an erase outlasted the ring): wait for the
-        // store. A start fills the ring before its first frame; a seek (a
-        // chase's locate, due now) reads a few frames and the ring fills as
-        // it plays.
+        // store. A start fills the ring before its first frame, [`TOP_UP`]
+        // frames at a time with the rest of the box let in between (a full
+        // ring is up to 150 largest frames: a few milliseconds of flash
+        // reads on the STM32H7, far more through QEMU's semihosting); a seek
+        // (a chase's locate, due now) reads one such batch and the ring
+        // fills as it plays.
         if self.ring.is_empty() {
-            let most = if seek { TOP_UP } else { usize::MAX };
             let mut store = self.store.lock().await;
-            self.fill(&mut store, most).await?;
+            loop {
+                self.fill(&mut store, TOP_UP).await?;
+                if seek || !self.ring.fits(MAX_LEN) {
+                    break;
+                }
+                embassy_futures::yield_now().await;
+            }
         }
         let mut raw = [0u8; MAX_LEN];
         if self.filled {

@@ -254,6 +254,26 @@
 //! together; embassy-stm32 0.6 `sdmmc/sd.rs:480-487`), the block moved by
 //! the IDMA and copied once (512 bytes).
 //!
+//! ## The read-ahead and the image
+//!
+//! - The player's ring (`llv_box::stored::READ_AHEAD`) holds 150 frames of
+//!   the largest packet (774 bytes, 780 with its record head): 2.5 s at
+//!   60 fps, past the worst sector erase of 2.2 s (ST employee, ST community
+//!   thread "STM32H743 Flash EraseSector Reset Problem": 1.1 s typical at
+//!   x32). Host tests: a full ring holds exactly those 150 (`app/tests/ring.rs`),
+//!   and 400 such frames stay within 1 ms of their deadlines while the store
+//!   is held for 2.2 s (`app/tests/device.rs`; 1.18 s late with the old
+//!   46 KiB ring). A start fills the ring 24 frames at a time, letting the
+//!   rest of the box in between: on paper about 1 ms of ECC-safe reads per
+//!   batch of the largest frames (the per-frame figures above), instead of
+//!   about 6 ms for a whole ring in one piece.
+//! - The release image (`tools/elf_size.py`): 193.3 KiB of flash, 197.1 KiB
+//!   of static RAM (from 190.8 and 127.7), inside the 384/256 KiB budget.
+//!   `memory.x` gives RAM = AXI SRAM (0x2400_0000, 512 KiB), so every static
+//!   is there (`nm`: the box task's 130 KiB at 0x2401_0900, the card slot at
+//!   0x2401_0400, the Ethernet rings), reachable by the Ethernet DMA and the
+//!   SDMMC1 IDMA; the stack has the other 315 KiB below 0x2408_0000.
+//!
 //! # Not proven without hardware
 //!
 //! ## The flash
