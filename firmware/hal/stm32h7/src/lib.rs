@@ -9,6 +9,7 @@
 //! | `ecc_read` | the fault-ignoring read of one flash word | chip |
 //! | [`hse`] | how long to wait for the 8 MHz HSE after which reset, and its bounded probe in bypass (chip) | host and chip |
 //! | [`SdSlot`] (`sd`) | the microSD slot on SDMMC1 as the card library's `Blocks`: 4-bit, one line only where four failed and one works, a card that stays busy reported | chip |
+//! | [`lines`] | the SD slot's rule for four data lines or one | host and chip |
 //! | [`reset`] | the cause of the last reset, from RCC_RSR | host and chip |
 //! | [`watchdog`] | IWDG1: its prescaler and reload for a timeout; started before embassy's init, fed through a shared handle | host and chip |
 //! | `fmt` | logging to defmt when the `defmt` feature is on | chip |
@@ -155,7 +156,10 @@
 //!   (host tests `app/tests/card_keeper.rs`, `app/src/card.rs`). The
 //!   watchdog stays fed throughout: the executor runs.
 //! - An empty slot: CMD8 gets no answer (`sd.rs:171`, `Error::Timeout`) on
-//!   four lines and on one, so the slot stays on four and logs nothing.
+//!   four lines and on one, so the slot stays on four and logs nothing. The
+//!   rule (four lines, one only where four failed and one works on the same
+//!   card, strikes, a busy card, a card gone) is [`lines::Lines`], run by the
+//!   host tests against scripted cards.
 //!   Data errors: `complete_datapath_transfer` reports DCRCFAIL as `Crc`,
 //!   DTIMEOUT as `Timeout` (`mod.rs:1104-1150`); a single-block read or
 //!   write that failed its CRC leaves the card in the transfer state, so the
@@ -268,7 +272,7 @@
 //!   rest of the box in between: on paper about 1 ms of ECC-safe reads per
 //!   batch of the largest frames (the per-frame figures above), instead of
 //!   about 6 ms for a whole ring in one piece.
-//! - The release image (`tools/elf_size.py`): 193.8 KiB of flash, 197.1 KiB
+//! - The release image (`tools/elf_size.py`): 194.0 KiB of flash, 197.1 KiB
 //!   of static RAM (from 190.8 and 127.7), inside the 384/256 KiB budget.
 //!   `memory.x` gives RAM = AXI SRAM (0x2400_0000, 512 KiB), so every static
 //!   is there (`nm`: the box task's 130 KiB at 0x2401_0900, the card slot at
@@ -340,6 +344,7 @@ mod flash;
 mod fmt;
 pub mod geometry;
 pub mod hse;
+pub mod lines;
 #[cfg(target_os = "none")]
 mod operation;
 pub mod pll;

@@ -10,10 +10,10 @@
 //! tries one line at once, and keeps it only if that succeeds (an empty slot
 //! fails both and stays on four). Data that fails its CRC is read or written
 //! again once; failing again it counts as a strike and the card is
-//! initialised anew; after [`CRC_STRIKES`] strikes in a row the next
-//! initialisation tries one line first. A card found gone (no answer on one
-//! line either) sends the slot back to four lines for the next card.
-//! Both drivers live in statics for good, and the slot swaps which one
+//! initialised anew; after [`crate::lines::CRC_STRIKES`] strikes in a row
+//! the next initialisation tries one line first. A card found gone (no
+//! answer on one line either) sends the slot back to four lines for the next
+//! card. The rule is [`crate::lines`]'s. Both drivers live in statics for good, and the slot swaps which one
 //! its device drives (both program SDMMC1's CLKCR.WIDBUS at every
 //! initialisation).
 //!
@@ -39,14 +39,11 @@ use llv_box_card::{BlockBuf, BlockError, Blocks, BLOCK};
 use static_cell::StaticCell;
 
 use crate::fmt::warning;
+use crate::lines::{Lines, Outcome, Width};
 
 /// The card's bus clock once initialised (default speed; the kernel clock is
 /// PLL1Q at 100 MHz, divided by 4).
 const BUS: Hertz = Hertz(25_000_000);
-
-/// Transfers over four lines that fail their CRC twice (a strike each) in a
-/// row before the next initialisation tries one line.
-pub const CRC_STRIKES: u8 = 3;
 
 /// The slot's pins and peripheral, as the board hands them over.
 pub struct SdPins {
@@ -72,12 +69,12 @@ pub struct SdSlot {
     /// The driver `dev` does not use now: the 1-bit one while `dev` drives
     /// four lines, the 4-bit one while it drives one.
     spare: &'static mut Sdmmc<'static>,
+    /// The lines of the driver `dev` uses.
+    width: Width,
+    /// Four lines or one, and the CRC strikes.
+    lines: Lines,
     /// Whether the card answered the initialisation.
     ready: bool,
-    /// Whether four lines failed where one worked, on the card in the slot.
-    one_bit: bool,
-    /// Transfers over four lines that failed their CRC twice, in a row.
-    crc_strikes: u8,
     /// Whether the last initialisation found a card that stayed busy.
     busy: bool,
     cmd: CmdBlock,
@@ -127,67 +124,48 @@ impl SdSlot {
         SdSlot {
             dev: StorageDevice::new_uninit_sd_card(four),
             spare: one,
+            width: Width::Four,
+            lines: Lines::new(),
             ready: false,
-            one_bit: false,
-            crc_strikes: 0,
             busy: false,
             cmd: CmdBlock::new(),
             block: DataBlock::new(),
         }
     }
 
-    /// Initialises the card with the driver the device holds now; notes
+    /// Initialises the card in the slot: over four data lines, or one where
+    /// four failed and one works on this card ([`Lines::acquire`]); notes
     /// whether it stayed busy past its power-up deadline (the patched
     /// driver's `SoftwareTimeout`, which only that loop returns there).
-    async fn init(&mut self) -> Result<(), sdmmc::Error> {
-        let done = self.dev.reacquire(&mut self.cmd, BUS).await;
-        self.busy = done == Err(sdmmc::Error::SoftwareTimeout);
-        done
-    }
-
-    /// Hands the device the other driver (one line for four, or back).
-    fn swap(&mut self) {
-        core::mem::swap(&mut self.dev.sdmmc, &mut self.spare);
-    }
-
-    /// Initialises the card in the slot: over four data lines, or one where
-    /// four failed and one works on this card (see the module docs).
     async fn acquire(&mut self) -> bool {
-        if self.one_bit {
-            if self.init().await.is_ok() {
-                return true;
-            }
-            // Gone (or failing on one line too): the next card starts on four.
-            self.one_bit = false;
-            self.swap();
-            return false;
-        }
-        let strikes = core::mem::take(&mut self.crc_strikes);
-        if strikes < CRC_STRIKES {
-            if self.init().await.is_ok() {
-                return true;
-            }
-            if self.busy {
-                // In, but not ready: one line would not change that.
-                return false;
-            }
-            // Two initialisations in a row would hold the executor twice as
-            // long (an empty slot's CMD8 timeout, every look).
-            embassy_futures::yield_now().await;
-        }
-        // Four lines failed, now or in the last transfers: does one work?
-        self.swap();
-        if self.init().await.is_ok() {
-            self.one_bit = true;
+        let SdSlot {
+            dev,
+            spare,
+            width,
+            lines,
+            cmd,
+            ..
+        } = self;
+        let (outcome, fell_back) = lines
+            .acquire(async |want| {
+                if *width != want {
+                    core::mem::swap(&mut dev.sdmmc, spare);
+                    *width = want;
+                }
+                match dev.reacquire(cmd, BUS).await {
+                    Ok(()) => Outcome::Ready,
+                    Err(sdmmc::Error::SoftwareTimeout) => Outcome::Busy,
+                    Err(_) => Outcome::Failed,
+                }
+            })
+            .await;
+        if fell_back {
             warning!(
                 "card: four data lines failed where one works: using one (check D1-D3 and their pull-ups)"
             );
-            return true;
         }
-        self.swap();
-        // One line failed too: an empty slot, or a card that fails either
-        // way. After strikes, start over on four lines.
-        strikes >= CRC_STRIKES && self.init().await.is_ok()
+        self.busy = outcome == Outcome::Busy;
+        outcome == Outcome::Ready
     }
 
     /// What a failed transfer means for the library; marks the card for a
@@ -202,9 +180,7 @@ impl SdSlot {
             // Failed twice: initialise again; strikes over four lines
             // count towards one line.
             sdmmc::Error::Crc => {
-                if !self.one_bit {
-                    self.crc_strikes = self.crc_strikes.saturating_add(1);
-                }
+                self.lines.crc_failed();
                 self.ready = false;
                 BlockError::Removed
             }
@@ -250,7 +226,7 @@ impl Blocks for SdSlot {
         let at = u32::try_from(block).map_err(|_| BlockError::Failed)?;
         match self.read_block(at).await {
             Ok(()) => {
-                self.crc_strikes = 0;
+                self.lines.transferred();
                 buf.0 = *self.block;
                 Ok(())
             }
@@ -266,7 +242,7 @@ impl Blocks for SdSlot {
         *self.block = buf.0;
         match self.write_block(at).await {
             Ok(()) => {
-                self.crc_strikes = 0;
+                self.lines.transferred();
                 Ok(())
             }
             Err(e) => Err(self.failed(e)),
