@@ -18,7 +18,9 @@
 use embassy_time::{Duration, Instant};
 use heapless::{String, Vec};
 use llv_core::packet::MAX_LEN;
-use llv_core::take::{FrameEntry, TakeHeader, Upload as Contract, UploadError, ENTRY_LEN, NAME_LEN};
+use llv_core::take::{
+    FrameEntry, TakeHeader, Upload as Contract, UploadError, ENTRY_LEN, NAME_LEN,
+};
 
 use crate::error::{CardError, CardFault, Failure, SHORT};
 use crate::fat::{read_chain, Chain, Dir, Volume};
@@ -304,7 +306,10 @@ impl<D: Slot> Card<D> {
 
     /// The entry the scan passes over: the file being written or to be deleted.
     fn busy(&self) -> Option<u32> {
-        self.upload.as_ref().map(|u| u.writer.entry).or(self.discard)
+        self.upload
+            .as_ref()
+            .map(|u| u.writer.entry)
+            .or(self.discard)
     }
 
     /// Deletes the file a dropped upload left.
@@ -448,7 +453,12 @@ impl<D: Slot> Card<D> {
     }
 
     /// Writes the next chunk of upload `id` at image offset `offset`.
-    pub async fn write_chunk(&mut self, id: u32, offset: u32, data: &[u8]) -> Result<(), CardError> {
+    pub async fn write_chunk(
+        &mut self,
+        id: u32,
+        offset: u32,
+        data: &[u8],
+    ) -> Result<(), CardError> {
         let dir = self.folder().map_err(|e| self.error(e, None))?;
         let (Some(up), Some(m)) = (
             self.upload.as_mut().filter(|u| u.id == id),
@@ -499,7 +509,9 @@ impl<D: Slot> Card<D> {
             }
         };
         let old = self.find(&header.name).await?;
-        let old = old.and_then(|i| self.takes().get(i)).map(|t| (t.serial, t.entry));
+        let old = old
+            .and_then(|i| self.takes().get(i))
+            .map(|t| (t.serial, t.entry));
         let done = self.publish(writer, header, old.map(|o| o.1)).await;
         let committed = match done {
             Ok(c) => c,
@@ -515,7 +527,10 @@ impl<D: Slot> Card<D> {
         }
         let hash = name_hash(&committed.header.name);
         // Room was checked at begin; the index cannot have grown since but by the scan.
-        if !self.index.push(hash, committed.first, committed.straight, committed.entry) {
+        if !self
+            .index
+            .push(hash, committed.first, committed.straight, committed.entry)
+        {
             self.fault = Some(CardFault::TooMany { file });
         }
         Ok(committed.header)

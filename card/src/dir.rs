@@ -148,7 +148,9 @@ impl Cursor {
                 first: None,
             });
         }
-        self.long = self.long.filter(|l| l.left == order && l.sum == raw[13] && order > 0);
+        self.long = self
+            .long
+            .filter(|l| l.left == order && l.sum == raw[13] && order > 0);
         if let Some(l) = &mut self.long {
             l.left -= 1;
             if l.left == 0 {
@@ -171,9 +173,7 @@ fn parse(raw: &[u8; ENTRY], index: u32, vol: &Volume, long: Option<Long>) -> Ent
     if short[0] == 0x05 {
         short[0] = DELETED;
     }
-    let first_char = long
-        .and_then(|l| l.first)
-        .unwrap_or(char::from(short[0]));
+    let first_char = long.and_then(|l| l.first).unwrap_or(char::from(short[0]));
     Entry {
         short,
         attr: raw[11],
@@ -298,7 +298,9 @@ pub async fn create<D: Slot>(
             put(port, block, at, entry).await?;
             return Ok(Ok(index));
         }
-        index = index.checked_add(1).ok_or(Failure::Card(CardError::FolderFull))?;
+        index = index
+            .checked_add(1)
+            .ok_or(Failure::Card(CardError::FolderFull))?;
     }
     Ok(Err(Full {
         last: chain.map(|c| c.cluster),

@@ -55,11 +55,7 @@ impl fmt::Display for CardError {
             CardError::Removed => f.write_str("the card was pulled out"),
             CardError::Io => f.write_str("card read or write failed"),
             CardError::NotFound => f.write_str("no take of that name on the card"),
-            CardError::Full => write!(
-                f,
-                "{} takes on the card already",
-                MAX_CARD_TAKES
-            ),
+            CardError::Full => write!(f, "{} takes on the card already", MAX_CARD_TAKES),
             CardError::NoSpace => f.write_str("the card is full"),
             CardError::FolderFull => write!(f, "no room for another file in {DIR}"),
             CardError::Busy => f.write_str("another upload to the card is in progress"),

@@ -469,7 +469,11 @@ impl FatTable {
     }
 
     /// Writes the block held, if changed, to every FAT copy.
-    pub async fn flush<D: Slot>(&mut self, port: &CardPort<D>, vol: &Volume) -> Result<(), Failure> {
+    pub async fn flush<D: Slot>(
+        &mut self,
+        port: &CardPort<D>,
+        vol: &Volume,
+    ) -> Result<(), Failure> {
         let Some((block, true)) = self.held else {
             return Ok(());
         };
@@ -553,7 +557,10 @@ impl FsInfo {
     /// What the FSInfo block says (nothing known if it does not check out).
     pub async fn read<D: Slot>(port: &CardPort<D>, vol: &Volume) -> Result<FsInfo, Failure> {
         let Some(block) = vol.info else {
-            return Ok(FsInfo { free: None, hint: 2 });
+            return Ok(FsInfo {
+                free: None,
+                hint: 2,
+            });
         };
         let info = port
             .read_with(block, |b| {
@@ -576,7 +583,11 @@ impl FsInfo {
             return Ok(());
         };
         let free = self.free.unwrap_or(UNKNOWN);
-        let hint = if vol.holds(self.hint) { self.hint } else { UNKNOWN };
+        let hint = if vol.holds(self.hint) {
+            self.hint
+        } else {
+            UNKNOWN
+        };
         port.modify(block, |b| {
             b[488..492].copy_from_slice(&free.to_le_bytes());
             b[492..496].copy_from_slice(&hint.to_le_bytes());
@@ -590,13 +601,21 @@ impl FsInfo {
 mod tests {
     extern crate std;
 
+    use std::string::ToString;
     use std::vec::Vec;
 
     use super::*;
     use crate::port::{BlockError, Blocks};
 
     /// A boot sector of a FAT volume with these fields (the rest as mkfs.fat writes them).
-    fn boot(per_cluster: u8, reserved: u16, fats: u8, root: u16, fat: u32, total: u32) -> [u8; BLOCK] {
+    fn boot(
+        per_cluster: u8,
+        reserved: u16,
+        fats: u8,
+        root: u16,
+        fat: u32,
+        total: u32,
+    ) -> [u8; BLOCK] {
         let mut b = [0u8; BLOCK];
         b[0] = 0xEB;
         b[3..11].copy_from_slice(b"mkfs.fat");
@@ -627,7 +646,13 @@ mod tests {
         assert_eq!(v.fat, 2052);
         assert_eq!(v.data, 2048 + 4 + 256 + 32);
         assert_eq!(v.clusters, (129_024 - 292) / 4);
-        assert_eq!(v.root, Dir::Fixed { block: 2052 + 256, entries: 512 });
+        assert_eq!(
+            v.root,
+            Dir::Fixed {
+                block: 2052 + 256,
+                entries: 512
+            }
+        );
         assert_eq!(v.info, None);
         // 1 GiB FAT32 with 4 KiB clusters.
         let total = (1 << 21) - 2048;
@@ -652,24 +677,45 @@ mod tests {
             let fat = (clusters + 2).div_ceil(256);
             boot(1, 1, 1, 16, fat, 1 + fat + 1 + clusters)
         };
-        assert_eq!(Volume::parse(0, &fat16(65_524), 0).map(|v| v.kind), Ok(Kind::Fat16));
-        assert_eq!(Volume::parse(0, &fat32(65_525), 0).map(|v| v.kind), Ok(Kind::Fat32));
+        assert_eq!(
+            Volume::parse(0, &fat16(65_524), 0).map(|v| v.kind),
+            Ok(Kind::Fat16)
+        );
+        assert_eq!(
+            Volume::parse(0, &fat32(65_525), 0).map(|v| v.kind),
+            Ok(Kind::Fat32)
+        );
         assert_eq!(Volume::parse(0, &fat16(4_084), 0), Err(VolumeError::Fat12));
-        assert_eq!(Volume::parse(0, &fat16(4_085), 0).map(|v| v.clusters), Ok(4_085));
+        assert_eq!(
+            Volume::parse(0, &fat16(4_085), 0).map(|v| v.clusters),
+            Ok(4_085)
+        );
     }
 
     #[test]
     fn boot_sectors_that_do_not_add_up_are_refused() {
         // No clusters per cluster, or not a power of two.
-        assert_eq!(Volume::parse(0, &boot(0, 4, 2, 512, 128, 129_024), 0), Err(VolumeError::NotFat));
-        assert_eq!(Volume::parse(0, &boot(3, 4, 2, 512, 128, 129_024), 0), Err(VolumeError::NotFat));
+        assert_eq!(
+            Volume::parse(0, &boot(0, 4, 2, 512, 128, 129_024), 0),
+            Err(VolumeError::NotFat)
+        );
+        assert_eq!(
+            Volume::parse(0, &boot(3, 4, 2, 512, 128, 129_024), 0),
+            Err(VolumeError::NotFat)
+        );
         // reserved + fats * fat_size overflows 32 bits.
         let b = boot(8, 32, 2, 0, u32::MAX / 2 + 1, u32::MAX);
         assert_eq!(Volume::parse(0, &b, 0), Err(VolumeError::NotFat));
         // The FATs end past the volume.
-        assert_eq!(Volume::parse(0, &boot(4, 4, 2, 512, 128, 200), 0), Err(VolumeError::NotFat));
+        assert_eq!(
+            Volume::parse(0, &boot(4, 4, 2, 512, 128, 200), 0),
+            Err(VolumeError::NotFat)
+        );
         // A FAT too small for the clusters (a chain could point past it).
-        assert_eq!(Volume::parse(0, &boot(4, 4, 2, 512, 2, 129_024), 0), Err(VolumeError::NotFat));
+        assert_eq!(
+            Volume::parse(0, &boot(4, 4, 2, 512, 2, 129_024), 0),
+            Err(VolumeError::NotFat)
+        );
         // Past the card's end.
         assert_eq!(
             Volume::parse(2048, &boot(4, 4, 2, 512, 128, 129_024), 100_000),
@@ -728,7 +774,10 @@ mod tests {
     fn mkfs(mib: usize, bits: u8) -> Vec<u8> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("v.img");
-        std::fs::File::create(&path).unwrap().set_len((mib << 20) as u64).unwrap();
+        std::fs::File::create(&path)
+            .unwrap()
+            .set_len((mib << 20) as u64)
+            .unwrap();
         let mkfs = ["/usr/sbin/mkfs.fat", "/sbin/mkfs.fat", "/usr/bin/mkfs.fat"]
             .into_iter()
             .find(|p| std::path::Path::new(p).exists())
@@ -747,8 +796,10 @@ mod tests {
         embassy_futures::block_on(async {
             assert!(port.present().await);
             let blocks = port.blocks().await;
-            let start = port.read_with(0, |b| partition(b)).await.unwrap().unwrap();
-            let boot = port.read_with(start, |b| Volume::parse(start, b, blocks)).await;
+            let start = port.read_with(0, partition).await.unwrap().unwrap();
+            let boot = port
+                .read_with(start, |b| Volume::parse(start, b, blocks))
+                .await;
             boot.unwrap().unwrap()
         })
     }
@@ -777,7 +828,9 @@ mod tests {
                 assert_eq!(next_cluster(&port, &vol, c).await, Ok(Link::End));
                 let mirror = vol.fat + vol.fat_blocks;
                 let (block, at) = vol.place(a);
-                let copy = port.read_with(mirror + block, |x| vol.read_entry(x, at)).await;
+                let copy = port
+                    .read_with(mirror + block, |x| vol.read_entry(x, at))
+                    .await;
                 assert_eq!(copy, Ok(b), "the second FAT has the change");
                 let mut chain = Chain::new(a, 0);
                 chain.seek(&port, &vol, 2).await.unwrap();

@@ -141,7 +141,12 @@ mod tests {
         assert!(index.push(name_hash("dao"), 10, 0, 3));
         assert!(index.push(name_hash("jaw"), 20, 4, 5));
         assert_eq!(index.revision(), 2);
-        assert_eq!(index.with_hash(name_hash("jaw")).collect::<heapless::Vec<_, 2>>(), [1]);
+        assert_eq!(
+            index
+                .with_hash(name_hash("jaw"))
+                .collect::<heapless::Vec<_, 2>>(),
+            [1]
+        );
         assert!(index.has_entry(3) && !index.has_entry(4));
         let serial = index.takes()[0].serial;
         index.remove(0);

@@ -3,6 +3,10 @@
 //! checks as an upload ([`ImageCheck`]: header, entries, lengths, CRC); only
 //! a take that checks out goes into the [`Index`].
 //!
+//! An upload cut short is a file whose first 8 bytes (the magic) are zeros,
+//! or that is 0 bytes long (an upload's file until its first size update;
+//! an empty file holds nothing to lose).
+//!
 //! Litter laptops leave ([`is_litter`]) and folders are passed over; a file
 //! that does not check out is reported and the scan goes on past it. An
 //! upload cut short (its magic never written) is removed when the card is
@@ -90,10 +94,12 @@ impl Scan {
         };
         let mut buf = [0u8; SCAN_READ];
         let mut read = 0;
+        // An upload's file is 0 bytes long until its first size update.
+        let empty = checking.entry.size == 0;
         loop {
             let left = checking.entry.size.saturating_sub(checking.at);
             let n = (left as usize).min(SCAN_READ);
-            if n == 0 {
+            if n == 0 && !empty {
                 break;
             }
             let piece = &mut buf[..n];
@@ -109,7 +115,7 @@ impl Scan {
                     return Ok(bad(file, TakeError::Inconsistent));
                 }
             }
-            if at == 0 && piece.get(..8) == Some(&[0; 8]) {
+            if empty || (at == 0 && piece.get(..8) == Some(&[0; 8])) {
                 // An upload cut short: its magic was never written.
                 let Some(cut) = self.checking.take() else {
                     return Ok(Step::Reading);
@@ -195,7 +201,7 @@ impl Scan {
             if !take {
                 continue;
             }
-            if entry.size > 0 && !m.vol.holds(entry.first) {
+            if (entry.size > 0 || entry.first != 0) && !m.vol.holds(entry.first) {
                 return Ok(bad(file, TakeError::Inconsistent));
             }
             self.checking = Some(Checking {

@@ -518,7 +518,9 @@ fn an_upload_cut_by_a_power_loss_is_deleted_at_the_next_mount() {
             .await
             .unwrap();
         for (i, chunk) in cut.chunks(1024).take(cut.len() / 2048).enumerate() {
-            card.write_chunk(id, (i * 1024) as u32, chunk).await.unwrap();
+            card.write_chunk(id, (i * 1024) as u32, chunk)
+                .await
+                .unwrap();
         }
     });
     drop(card);
@@ -793,5 +795,283 @@ fn mtools(path: &Path, tool: &str, args: &[&str]) {
         "{tool} {args:?}: {}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Writes `image` to a host file in `dir` named `name` (for mtools to copy).
+fn host_file(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// A file's verdict: the take's name, or why it is not one.
+type Verdicts = Vec<(String, Result<String, String>)>;
+
+/// Every take's name on the card at `path`, the verdicts of its files and
+/// the bad ones, mounted for reading.
+fn scan(path: &Path) -> (Vec<String>, Verdicts, llv_card::BadFiles) {
+    let mut verdicts = Vec::new();
+    let file = OpenOptions::new().read(true).open(path).unwrap();
+    let (names, bad) = on_image(
+        ImageFile::new(file).unwrap(),
+        Mode::Read,
+        |s| {
+            if let Scanned::Checked { file, verdict } = s {
+                verdicts.push((
+                    file.to_string(),
+                    verdict
+                        .as_ref()
+                        .map(|h| h.name.to_string())
+                        .map_err(ToString::to_string),
+                ));
+            }
+        },
+        async |card| (names(card).await, card.bad_files().clone()),
+    );
+    (names, verdicts, bad)
+}
+
+#[test]
+fn replacing_and_deleting_takes_frees_every_cluster_on_fat16_and_fat32() {
+    for (mib, bits) in [(64, 16), (64, 32)] {
+        let (_dir, path) = card(mib, bits);
+        let dao = take("dao", 300, 1);
+        let dao2 = take("dao", 310, 2);
+        for image in [&dao, &dao2, &dao] {
+            on_image(
+                image_file(&path),
+                Mode::Write,
+                |_| {},
+                async |card| upload(card, image, None).await.unwrap(),
+            );
+            assert_clean(&path);
+        }
+        on_image(
+            image_file(&path),
+            Mode::Write,
+            |_| {},
+            async |card| {
+                assert_eq!(names(card).await, ["dao"]);
+                assert_eq!(frames(card, "dao").await.unwrap(), expected(&dao));
+                // A replacement dropped halfway, then a delete.
+                upload(card, &dao2, Some(30 * 1024)).await.unwrap();
+                card.delete("dao").await.unwrap();
+            },
+        );
+        assert_clean(&path);
+        assert!(scan(&path).0.is_empty());
+    }
+}
+
+#[test]
+fn takes_under_long_names_from_a_laptop_are_replaced_and_deleted_whole() {
+    let (dir, path) = fat32();
+    let dao = take("dao", 100, 1);
+    let jaw = take("jaw", 100, 2);
+    mtools(&path, "mmd", &["::LLV"]);
+    let src = host_file(dir.path(), "dao.tak", &dao);
+    mtools(
+        &path,
+        "mcopy",
+        &[src.to_str().unwrap(), "::LLV/Dao, the long version.tak"],
+    );
+    let src = host_file(dir.path(), "jaw.tak", &jaw);
+    mtools(
+        &path,
+        "mcopy",
+        &[src.to_str().unwrap(), "::LLV/The jaw opening take.TAK"],
+    );
+    assert_eq!(scan(&path).0, ["dao", "jaw"]);
+    on_image(
+        image_file(&path),
+        Mode::Write,
+        |_| {},
+        async |card| {
+            upload(card, &take("dao", 120, 3), None).await.unwrap();
+            card.delete("jaw").await.unwrap();
+            assert_eq!(names(card).await, ["dao"]);
+        },
+    );
+    // No long-name entry is left without its file.
+    assert_clean(&path);
+    assert_eq!(scan(&path).0, ["dao"]);
+}
+
+#[test]
+fn litter_is_passed_over_and_bad_files_never_stop_the_scan() {
+    let (dir, path) = fat32();
+    mtools(
+        &path,
+        "mmd",
+        &["::LLV", "::.Trashes", "::.Spotlight-V100", "::.fseventsd"],
+    );
+    mtools(&path, "mmd", &["::System Volume Information"]);
+    // Six bad take files, in folder order before and between good ones, and
+    // macOS's AppleDouble file beside every one.
+    let apple = [0x00, 0x05, 0x16, 0x07, 0x00, 0x02, 0x00, 0x00];
+    let mut order = Vec::new();
+    for i in 0..8 {
+        let (name, bytes) = match i {
+            2 | 5 => (format!("GOOD{i}.TAK"), take(&format!("good {i}"), 40, i)),
+            _ => (format!("BAD{i}.TAK"), vec![i as u8 + 1; 300]),
+        };
+        let src = host_file(dir.path(), &name, &bytes);
+        mtools(
+            &path,
+            "mcopy",
+            &[src.to_str().unwrap(), &format!("::LLV/{name}")],
+        );
+        let src = host_file(dir.path(), "apple", &apple);
+        mtools(
+            &path,
+            "mcopy",
+            &[src.to_str().unwrap(), &format!("::LLV/._{name}")],
+        );
+        order.push(name);
+    }
+    let src = host_file(dir.path(), "ds", b"Bud1");
+    mtools(&path, "mcopy", &[src.to_str().unwrap(), "::LLV/.DS_Store"]);
+    let (names, verdicts, bad) = scan(&path);
+    assert_eq!(names, ["good 2", "good 5"]);
+    // Every take file was read, litter none.
+    let files: Vec<&str> = verdicts.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(files, order);
+    assert_eq!(bad.count, 6);
+    assert_eq!(bad.names, ["BAD0.TAK", "BAD1.TAK", "BAD3.TAK", "BAD4.TAK"]);
+    assert!(verdicts[0].1.as_ref().unwrap_err().contains("LLV/BAD0.TAK"));
+    assert_clean(&path);
+}
+
+#[test]
+fn a_read_only_take_is_neither_replaced_nor_deleted_and_the_error_names_it() {
+    let (_dir, path) = fat32();
+    let dao = take("dao", 100, 1);
+    on_image(
+        image_file(&path),
+        Mode::Write,
+        |_| {},
+        async |card| upload(card, &dao, None).await.unwrap(),
+    );
+    mtools(&path, "mattrib", &["+r", "::LLV/DAO.TAK"]);
+    on_image(
+        image_file(&path),
+        Mode::Write,
+        |_| {},
+        async |card| {
+            let err = upload(card, &take("dao", 50, 2), None).await.unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                "LLV/DAO.TAK has the read-only attribute: clear it on a computer first"
+            );
+            let err = card.delete("dao").await.unwrap_err();
+            assert!(matches!(err, CardError::ReadOnly { .. }), "{err}");
+            assert_eq!(frames(card, "dao").await.unwrap(), expected(&dao));
+        },
+    );
+    // One file for the take, and nothing else.
+    let (names, verdicts, _) = scan(&path);
+    assert_eq!(names, ["dao"]);
+    assert_eq!(verdicts.len(), 1);
+    assert_clean(&path);
+}
+
+#[test]
+fn reading_a_card_leaves_every_byte_of_it_as_it_was() {
+    let (_dir, path) = fat32();
+    let keep = take("keep", 100, 1);
+    on_image(
+        image_file(&path),
+        Mode::Write,
+        |_| {},
+        async |card| upload(card, &keep, None).await.unwrap(),
+    );
+    // An upload cut by a power cut, and a take file whose magic is zeros.
+    let port = Box::leak(Box::new(CardPort::new(image_file(&path))));
+    let mut card = Card::new(port, Mode::Write);
+    embassy_futures::block_on(async {
+        while !matches!(card.step().await, Scanned::Done) {}
+        let cut = take("cut", 2000, 2);
+        let header = llv_core::take::TakeHeader::parse(&cut).unwrap();
+        let id = card
+            .begin_upload("cut", header.total_len, header.crc32)
+            .await
+            .unwrap();
+        for (i, chunk) in cut.chunks(1024).take(40).enumerate() {
+            card.write_chunk(id, (i * 1024) as u32, chunk)
+                .await
+                .unwrap();
+        }
+    });
+    drop(card);
+    let before = std::fs::read(&path).unwrap();
+    let (names, verdicts, bad) = scan(&path);
+    assert_eq!(names, ["keep"]);
+    assert_eq!(bad.count, 1);
+    assert!(
+        verdicts[1].1.as_ref().unwrap_err().contains("cut short"),
+        "{verdicts:?}"
+    );
+    assert!(std::fs::read(&path).unwrap() == before, "the image changed");
+    // Mounted for writing (the box), the cut upload goes.
+    on_image(image_file(&path), Mode::Write, |_| {}, async |_| ());
+    assert_eq!(scan(&path).2.count, 0);
+    assert_clean(&path);
+}
+
+#[test]
+fn a_thousand_takes_list_play_and_delete() {
+    let (_dir, path) = card(256, 32);
+    let count = 1000;
+    on_image(
+        image_file(&path),
+        Mode::Write,
+        |_| {},
+        async |card| {
+            for i in 0..count {
+                let image = take(&format!("cue {i:04}"), 3, i);
+                upload(card, &image, None).await.unwrap();
+            }
+        },
+    );
+    let started = std::time::Instant::now();
+    let (names, _, bad) = scan(&path);
+    eprintln!("scanned {count} takes in {:?}", started.elapsed());
+    assert_eq!(bad.count, 0);
+    let want: Vec<String> = (0..count).map(|i| format!("cue {i:04}")).collect();
+    assert_eq!(names, want);
+    on_image(
+        image_file(&path),
+        Mode::Write,
+        |_| {},
+        async |card| {
+            let last = take("cue 0999", 3, 999);
+            assert_eq!(frames(card, "cue 0999").await.unwrap(), expected(&last));
+            card.delete("cue 0500").await.unwrap();
+            assert_eq!(card.takes().len(), count as usize - 1);
+        },
+    );
+    assert_clean(&path);
+}
+
+#[test]
+fn an_exfat_card_is_refused_with_how_to_prepare_it() {
+    let (_dir, path) = fat32();
+    let mut raw = std::fs::read(&path).unwrap();
+    let boot = START as usize * 512;
+    raw[boot + 3..boot + 11].copy_from_slice(b"EXFAT   ");
+    raw[446 + 4] = 0x07;
+    std::fs::write(&path, &raw).unwrap();
+    on_image(
+        image_file(&path),
+        Mode::Read,
+        |_| {},
+        async |card| {
+            let fault = card.fault().unwrap().to_string();
+            assert!(
+                fault.contains("exFAT") && fault.contains("llv card format"),
+                "{fault}"
+            );
+        },
     );
 }
