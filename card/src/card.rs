@@ -125,9 +125,14 @@ pub struct Card<D: Slot> {
 }
 
 impl<D: Slot> Card<D> {
-    /// The library of the card in `port`, mounted at the first
-    /// [`Card::step`] that finds it in.
-    pub fn new(port: &'static CardPort<D>, mode: Mode) -> Self {
+    /// The library of the card in `port` (the box's: written by uploads and
+    /// deletes), mounted at the first [`Card::step`] that finds it in.
+    pub fn new(port: &'static CardPort<D>) -> Self {
+        Self::with_mode(port, Mode::Write)
+    }
+
+    /// The library of the card in `port`, mounted for `mode`.
+    pub fn with_mode(port: &'static CardPort<D>, mode: Mode) -> Self {
         Card {
             port,
             mode,
@@ -180,6 +185,19 @@ impl<D: Slot> Card<D> {
         let (first, vol) = first.zip(self.vol()).ok_or(CardError::NotFound)?;
         let read = read_header(self.port, &vol, first).await;
         read.map_err(|e| self.error(e, None))
+    }
+
+    /// The 8.3 name of take `i`'s file in the takes' folder.
+    pub async fn file(&mut self, i: usize) -> Result<String<FILE_LEN>, CardError> {
+        let entry = self.takes().get(i).map(|t| t.entry);
+        let found = match (entry, self.folder(), self.mounted.as_ref()) {
+            (Some(index), Ok(dir), Some(m)) => m.entry(self.port, dir, index).await,
+            _ => return Err(CardError::NotFound),
+        };
+        match found.map_err(|e| self.error(e, None))? {
+            Some(e) => Ok(crate::names::from_short(&e.short)),
+            None => Err(CardError::Damaged),
+        }
     }
 
     /// Where the take `name` is in [`Card::takes`], if it is listed.

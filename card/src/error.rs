@@ -74,6 +74,8 @@ impl fmt::Display for CardError {
     }
 }
 
+impl core::error::Error for CardError {}
+
 impl From<TakeError> for CardError {
     fn from(e: TakeError) -> Self {
         CardError::Image(e)

@@ -18,14 +18,20 @@ pub struct ImageFile {
 }
 
 impl ImageFile {
-    /// The image in `file` (whole 512-byte blocks).
-    pub fn new(file: File) -> std::io::Result<Self> {
-        let blocks = file.metadata()?.len() / BLOCK as u64;
+    /// The image in `file` (whole 512-byte blocks): a file, or a card's
+    /// block device (whose length only a seek to its end tells).
+    pub fn new(mut file: File) -> std::io::Result<Self> {
+        let blocks = file.seek(SeekFrom::End(0))? / BLOCK as u64;
         Ok(ImageFile {
             file,
             blocks,
             inserted: true,
         })
+    }
+
+    /// Its size in blocks.
+    pub fn blocks(&self) -> u64 {
+        self.blocks
     }
 
     fn at(&mut self, block: u64) -> Result<(), BlockError> {
@@ -72,7 +78,7 @@ pub fn on_image<R>(
 ) -> R {
     let port: &'static CardPort<ImageFile> = Box::leak(Box::new(CardPort::new(image)));
     embassy_futures::block_on(async {
-        let mut card = Card::new(port, mode);
+        let mut card = Card::with_mode(port, mode);
         loop {
             let scanned = card.step().await;
             seen(&scanned);

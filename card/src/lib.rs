@@ -16,6 +16,7 @@
 //! | [`mount`] | a mounted volume: allocation, deletes and the free count kept right |
 //! | [`dir`] | directory entries: read with their long names' place, made, deleted |
 //! | [`fat`] | the volume's layout, cluster chains and the FAT |
+//! | [`format`] | a card made ready: an MBR and FAT32 as the SD specification lays them out |
 //! | [`error`] | [`CardError`], [`CardFault`], [`VolumeError`] |
 //! | [`port`] | the card slot ([`CardPort`]): a board's async driver ([`Blocks`]) and one block buffer |
 //! | [`names`] | the folder, 8.3 file names, what laptops leave |
@@ -28,6 +29,7 @@ pub mod card;
 pub mod dir;
 pub mod error;
 pub mod fat;
+pub mod format;
 #[cfg(feature = "std")]
 pub mod image;
 pub mod index;

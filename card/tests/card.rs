@@ -392,7 +392,7 @@ fn in_slot(path: &Path, image: &[u8]) -> (&'static AtomicBool, Card<SlotBlocks>)
     );
     let slot: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(true)));
     let port = SlotBlocks::port(path, slot, Box::leak(Box::default()));
-    (slot, Card::new(port, Mode::Write))
+    (slot, Card::new(port))
 }
 
 /// The image behind a slot the test empties and fills, counting block reads.
@@ -509,7 +509,7 @@ fn an_upload_cut_by_a_power_loss_is_deleted_at_the_next_mount() {
     );
     // The box dies halfway through: nothing is closed or unmounted.
     let port = Box::leak(Box::new(CardPort::new(image_file(&path))));
-    let mut card = Card::new(port, Mode::Write);
+    let mut card = Card::new(port);
     embassy_futures::block_on(async {
         while !matches!(card.step().await, Scanned::Done) {}
         let header = llv_core::take::TakeHeader::parse(&cut).unwrap();
@@ -687,7 +687,7 @@ fn a_fragmented_take_reads_right_and_a_seek_forward_reads_only_what_it_skips() {
 
     let reads: &'static AtomicU32 = Box::leak(Box::default());
     let port = SlotBlocks::port(&path, Box::leak(Box::new(AtomicBool::new(true))), reads);
-    let mut card = Card::new(port, Mode::Write);
+    let mut card = Card::new(port);
     let test = async {
         while !matches!(card.step().await, Scanned::Done) {}
         assert_eq!(names(&mut card).await, ["long"], "{:?}", card.fault());
@@ -988,7 +988,7 @@ fn reading_a_card_leaves_every_byte_of_it_as_it_was() {
     );
     // An upload cut by a power cut, and a take file whose magic is zeros.
     let port = Box::leak(Box::new(CardPort::new(image_file(&path))));
-    let mut card = Card::new(port, Mode::Write);
+    let mut card = Card::new(port);
     embassy_futures::block_on(async {
         while !matches!(card.step().await, Scanned::Done) {}
         let cut = take("cut", 2000, 2);
@@ -1073,5 +1073,56 @@ fn an_exfat_card_is_refused_with_how_to_prepare_it() {
                 "{fault}"
             );
         },
+    );
+}
+
+#[test]
+fn a_card_formatted_here_is_clean_fat32_and_takes_takes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("card.img");
+    // Old contents: an mkfs.fat FAT16 volume the format overwrites.
+    let (_old, old) = card(256, 16);
+    std::fs::copy(&old, &path).unwrap();
+    let blocks = std::fs::metadata(&path).unwrap().len() / 512;
+    let plan = llv_card::format::Plan::for_card(blocks).unwrap();
+    let port = Box::leak(Box::new(CardPort::new(image_file(&path))));
+    embassy_futures::block_on(llv_card::format::format(port, blocks, &plan)).unwrap();
+    let raw = std::fs::read(&path).unwrap();
+    let volume = dir.path().join("volume.img");
+    std::fs::write(&volume, &raw[plan.start as usize * 512..]).unwrap();
+    let out = std::process::Command::new(sbin("fsck.fat"))
+        .args(["-n", "-v"])
+        .arg(&volume)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}{:?}",
+        String::from_utf8_lossy(&out.stderr),
+        out.status
+    );
+    assert!(text.contains("2 FATs, 32 bit entries"), "{text}");
+    let dao = take("dao", 200, 4);
+    let port = Box::leak(Box::new(CardPort::new(image_file(&path))));
+    let mut card = Card::new(port);
+    embassy_futures::block_on(async {
+        while !matches!(card.step().await, Scanned::Done | Scanned::Idle) || card.scanning() {}
+        assert!(card.mounted(), "{:?}", card.fault());
+        upload(&mut card, &dao, None).await.unwrap();
+        assert_eq!(frames(&mut card, "dao").await.unwrap(), expected(&dao));
+        card.close().await;
+    });
+    let raw = std::fs::read(&path).unwrap();
+    std::fs::write(&volume, &raw[plan.start as usize * 512..]).unwrap();
+    let out = std::process::Command::new(sbin("fsck.fat"))
+        .arg("-n")
+        .arg(&volume)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
     );
 }
