@@ -4,7 +4,8 @@
 //! each block; uploads ([`crate::upload`]) and deletes write a block at a
 //! time too, so nothing the card does holds the executor.
 //!
-//! - A replacement is a new file; the old one is deleted after the commit.
+//! - A replacement is a new file; the old one is deleted after the commit,
+//!   and the new one takes its 8.3 name.
 //!   A take whose file is read-only (set on a computer) is neither replaced
 //!   nor deleted: the error names the file.
 //! - An upload dropped before its commit leaves its file to be deleted at
@@ -22,6 +23,7 @@ use llv_core::take::{
     FrameEntry, TakeHeader, Upload as Contract, UploadError, ENTRY_LEN, NAME_LEN,
 };
 
+use crate::dir::rename;
 use crate::error::{CardError, CardFault, Failure, SHORT};
 use crate::fat::{read_chain, Chain, Dir, Volume};
 use crate::index::{name_hash, read_header, CardTake, Index};
@@ -565,8 +567,11 @@ impl<D: Slot> Card<D> {
         let m = self.mounted.as_mut().ok_or(CardError::NoCard)?;
         let committed = writer.commit(self.port, m, dir, header).await?;
         if let Some(index) = replaced {
-            if let Some(entry) = m.entry(self.port, dir, index).await? {
-                m.delete(self.port, dir, &entry).await?;
+            if let Some(old) = m.entry(self.port, dir, index).await? {
+                m.delete(self.port, dir, &old).await?;
+                // The take keeps its file name (a cut before this leaves
+                // the new file under its own name, as good).
+                rename(self.port, &m.vol, dir, committed.entry, &old.short).await?;
             }
         }
         Ok(committed)

@@ -367,6 +367,20 @@ pub async fn set_entry<D: Slot>(
     Ok(())
 }
 
+/// Gives entry `index` of `dir` the 8.3 name `short`.
+pub async fn rename<D: Slot>(
+    port: &CardPort<D>,
+    vol: &Volume,
+    dir: Dir,
+    index: u32,
+    short: &[u8; 11],
+) -> Result<(), Failure> {
+    let (block, at) = place(port, vol, dir, index).await?;
+    port.modify(block, |b| b[at..at + 11].copy_from_slice(short))
+        .await?;
+    Ok(())
+}
+
 /// Marks entries `from..=to` of `dir` deleted (a file's long name and its own).
 pub async fn remove<D: Slot>(
     port: &CardPort<D>,
