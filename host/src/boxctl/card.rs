@@ -86,14 +86,18 @@ struct Verdict {
 pub fn run(args: &CardArgs) -> Result<()> {
     match &args.action {
         CardAction::Write { card, files, read } => {
+            let mut takes = Vec::new();
             for file in files {
                 let name = file
                     .file_stem()
                     .and_then(|s| s.to_str())
                     .with_context(|| format!("{}: no usable file name", file.display()))?;
                 let take = recording::load(file, &read.options())?.take;
-                let image = image_of(file, name, &take)?;
-                let written = write(card, &image).with_context(|| format!("{}", card.display()))?;
+                takes.push((file, name, image_of(file, name, &take)?));
+            }
+            let images: Vec<&[u8]> = takes.iter().map(|(_, _, i)| i.as_slice()).collect();
+            let written = write(card, &images).with_context(|| format!("{}", card.display()))?;
+            for ((file, name, _), written) in takes.iter().zip(written) {
                 println!("{}: {name} as {DIR}/{written}", file.display());
             }
             Ok(())
@@ -139,44 +143,55 @@ pub fn run(args: &CardArgs) -> Result<()> {
     }
 }
 
-/// Writes `image` to the card; returns its file name.
-fn write(card: &Path, image: &[u8]) -> Result<String> {
-    let header = TakeHeader::parse(image).map_err(|e| anyhow!("{e}"))?;
+/// Writes `images` to the card (an image file is mounted once for all);
+/// returns their file names.
+fn write(card: &Path, images: &[&[u8]]) -> Result<Vec<String>> {
+    let mut headers = Vec::new();
+    for image in images {
+        headers.push(TakeHeader::parse(image).map_err(|e| anyhow!("{e}"))?);
+    }
     if card.is_dir() {
         let dir = card.join(DIR);
         fs::create_dir_all(&dir)?;
-        let others: Vec<(String, String)> = verdicts(card)?
-            .into_iter()
-            .filter_map(|v| v.take.ok().map(|h| (v.file, h.name.to_string())))
-            .collect();
-        let file = match others.iter().find(|(_, n)| *n == header.name.as_str()) {
-            Some((f, _)) => f.clone(),
-            None => file_name(&header.name, |f| others.iter().any(|(o, _)| o == f)).to_string(),
-        };
-        let temp = dir.join(TEMP);
-        fs::write(&temp, image)?;
-        fs::rename(&temp, dir.join(&file))?;
-        return Ok(file);
+        let mut written = Vec::new();
+        for (image, header) in images.iter().zip(&headers) {
+            let others: Vec<(String, String)> = verdicts(card)?
+                .into_iter()
+                .filter_map(|v| v.take.ok().map(|h| (v.file, h.name.to_string())))
+                .collect();
+            let file = match others.iter().find(|(_, n)| *n == header.name.as_str()) {
+                Some((f, _)) => f.clone(),
+                None => file_name(&header.name, |f| others.iter().any(|(o, _)| o == f)).to_string(),
+            };
+            let temp = dir.join(TEMP);
+            fs::write(&temp, image)?;
+            fs::rename(&temp, dir.join(&file))?;
+            written.push(file);
+        }
+        return Ok(written);
     }
     let written = on_image(
         open_image(card, true)?,
         Mode::Write,
         |_| {},
         async |c| {
-            let volume = c.fault().cloned();
-            if let (false, Some(f)) = (c.mounted(), volume) {
+            if let (false, Some(f)) = (c.mounted(), c.fault().cloned()) {
                 return Err(anyhow!("{f}"));
             }
-            let id = c
-                .begin_upload(&header.name, header.total_len, header.crc32)
-                .await?;
-            for (i, chunk) in image.chunks(MAX_CHUNK).enumerate() {
-                c.write_chunk(id, (i * MAX_CHUNK) as u32, chunk).await?;
+            let mut written = Vec::new();
+            for (image, header) in images.iter().zip(&headers) {
+                let id = c
+                    .begin_upload(&header.name, header.total_len, header.crc32)
+                    .await?;
+                for (i, chunk) in image.chunks(MAX_CHUNK).enumerate() {
+                    c.write_chunk(id, (i * MAX_CHUNK) as u32, chunk).await?;
+                }
+                c.commit_upload(id).await?;
+                let i = c.find(&header.name).await?;
+                let i = i.context("the take does not list after its upload")?;
+                written.push(c.file(i).await?.to_string());
             }
-            c.commit_upload(id).await?;
-            let i = c.find(&header.name).await?;
-            let i = i.context("the take does not list after its upload")?;
-            Ok::<_, anyhow::Error>(c.file(i).await?.to_string())
+            Ok::<_, anyhow::Error>(written)
         },
     );
     written.map_err(|e| match e.downcast_ref::<CardError>() {
