@@ -6,6 +6,13 @@
 //! read-ahead's low-water mark (the fewest frames it held, from `Status`).
 //! `cargo bench -p llv-tests --bench box_card` (needs qemu-system-arm and
 //! mkfs.fat); `LLV_CARD_BENCH_SECS=N` plays only the first N seconds.
+//!
+//! `LLV_CARD_BENCH=upload`: the box's own count of frames over 2 ms late
+//! while the 30-minute take plays from the card, for as long as an upload of
+//! a copy of it (35.4 MB) to the card takes, and for the same span with no
+//! upload. `LLV_CARD_BENCH=takes`: a card of 1 000 takes (and one on flash):
+//! the time from boot until the box's status says it scanned them all, and
+//! the time `llv box list` takes to list the 1 001 a page at a time.
 
 use std::time::{Duration, Instant};
 
@@ -16,6 +23,11 @@ use llv_tests::card;
 use llv_tests::flash_box;
 
 fn main() {
+    match std::env::var("LLV_CARD_BENCH").as_deref() {
+        Ok("upload") => return upload(),
+        Ok("takes") => return takes(),
+        _ => {}
+    }
     let seconds: u64 = std::env::var("LLV_CARD_BENCH_SECS")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -102,4 +114,90 @@ fn main() {
             low as f64 / 60.0
         );
     }
+}
+
+/// The box's count of late frames and the latest over the next `span` of a
+/// take that plays (from the counts it had when this was called).
+fn late_over(b: &flash_box::QemuBox, run: impl FnOnce()) -> (u64, u64, u64) {
+    let count = |b: &flash_box::QemuBox| {
+        let s = b.json(&["box", "{box}", "status", "--json"]);
+        let p = &s["playing"];
+        (
+            p["late_frames"].as_u64().unwrap(),
+            p["frame"].as_u64().unwrap(),
+        )
+    };
+    let (late0, frame0) = count(b);
+    run();
+    let s = b.json(&["box", "{box}", "status", "--json"]);
+    let p = &s["playing"];
+    let (late, frame) = (
+        p["late_frames"].as_u64().unwrap(),
+        p["frame"].as_u64().unwrap(),
+    );
+    (
+        late - late0,
+        frame - frame0,
+        p["max_late_us"].as_u64().unwrap(),
+    )
+}
+
+fn upload() {
+    let dir = tempfile::tempdir().unwrap();
+    let (image, long) = show_card(dir.path());
+    let copy = dir.path().join("copy.gesichter");
+    std::fs::copy(&long, &copy).unwrap();
+    let b = boot_on_card(dir.path(), &image, "");
+    wait_listed(&b, 3, SCAN_TIMEOUT);
+    let (socket, target) = flash_box::receiver();
+    b.llv(&["box", "{box}", "play", "long", "--to", &target])
+        .success();
+    let mut took = Duration::ZERO;
+    let (late, frames, worst) = late_over(&b, || {
+        let started = Instant::now();
+        llv_tests::llv()
+            .args([
+                "flash",
+                copy.to_str().unwrap(),
+                "--box",
+                &b.addr(),
+                "--to",
+                "card",
+            ])
+            .timeout(Duration::from_secs(900))
+            .assert()
+            .success();
+        took = started.elapsed();
+    });
+    println!(
+        "upload of 35.4 MB to the card in {:.1} s while the long card take played: {late} of {frames} frames over 2 ms late (the latest of the whole play {:.1} ms)",
+        took.as_secs_f64(),
+        worst as f64 / 1e3
+    );
+    let (late, frames, _) = late_over(&b, || std::thread::sleep(took));
+    println!("the same span with no upload: {late} of {frames} frames over 2 ms late");
+    drop(socket);
+}
+
+fn takes() {
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("card.img");
+    blank_card(&image);
+    let dao = llv_tests::example("dao.gesichter");
+    write_cues(&image, 1000, &llv_packets(&dao));
+    let booted = Instant::now();
+    let b = boot_on_card(dir.path(), &image, "");
+    wait_scanned(&b, SCAN_TIMEOUT);
+    let scanned = booted.elapsed();
+    b.llv(&["flash", dao.to_str().unwrap(), "--box", "{box}"])
+        .success();
+    let started = Instant::now();
+    let listed = list(&b).len();
+    let listing = started.elapsed();
+    println!(
+        "1 000 card takes scanned (CRC of each) within {:.2} s of boot; {listed} takes listed by `llv box list --json` in {:.2} s ({} pages)",
+        scanned.as_secs_f64(),
+        listing.as_secs_f64(),
+        listed.div_ceil(16)
+    );
 }

@@ -266,7 +266,8 @@ pub fn write_cues(card: &Path, count: usize, packets: &[Vec<u8>]) {
         |_| {},
         async |c| {
             for i in 0..count {
-                let image = cue_image(&format!("cue {i:04}"), &packets[i % packets.len()..][..3]);
+                let some: Vec<Vec<u8>> = packets.iter().cycle().skip(i).take(3).cloned().collect();
+                let image = cue_image(&format!("cue {i:04}"), &some);
                 let h = llv_core::take::TakeHeader::parse(&image).unwrap();
                 let id = c.begin_upload(&h.name, h.total_len, h.crc32).await.unwrap();
                 for (k, chunk) in image.chunks(1024).enumerate() {
