@@ -118,14 +118,20 @@ impl<B: Blocks> CardPort<B> {
         self.state.lock().await.size
     }
 
-    /// Writes `data` to block `block`, awaiting the card as long as it takes.
+    /// Writes `data` to block `block`, awaiting the card as long as it
+    /// takes, then lets the other tasks run once (a driver that completes a
+    /// write at once, as a file does, would otherwise keep an upload's
+    /// chunk in one poll of the executor).
     pub async fn write(&self, block: u32, data: &[u8; BLOCK]) -> Result<(), BlockError> {
-        let mut guard = self.state.lock().await;
-        let s = &mut *guard;
-        s.fetched = None;
-        s.block.0 = *data;
-        s.blocks.write(u64::from(block), &s.block).await?;
-        s.fetched = Some(block);
+        {
+            let mut guard = self.state.lock().await;
+            let s = &mut *guard;
+            s.fetched = None;
+            s.block.0 = *data;
+            s.blocks.write(u64::from(block), &s.block).await?;
+            s.fetched = Some(block);
+        }
+        embassy_futures::yield_now().await;
         Ok(())
     }
 
