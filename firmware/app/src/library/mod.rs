@@ -81,7 +81,10 @@ impl<F: NorFlash, D: Slot> TakeLibrary for BoxLibrary<F, D> {
         let total = flash.len() + on_card;
         // The flash's takes change the revision through their names and CRCs.
         let revision = flash.iter().fold(self.card.revision(), |r, t| {
-            let named = t.name.bytes().fold(r, |r, b| r.rotate_left(5) ^ u32::from(b));
+            let named = t
+                .name
+                .bytes()
+                .fold(r, |r, b| r.rotate_left(5) ^ u32::from(b));
             named.rotate_left(7) ^ t.crc32
         });
         let mut page = TakePage {

@@ -143,7 +143,8 @@ impl<'p> FileCard<'p> {
             let mut digits: heapless::String<10> = heapless::String::new();
             fmt::write(&mut digits, format_args!(".{n}")).map_err(|_| OpenError::Parts)?;
             name.extend_from_slice(path).map_err(|_| OpenError::Parts)?;
-            name.extend_from_slice(digits.as_bytes()).map_err(|_| OpenError::Parts)?;
+            name.extend_from_slice(digits.as_bytes())
+                .map_err(|_| OpenError::Parts)?;
             name.push(0).map_err(|_| OpenError::Parts)?;
             let name = CStr::from_bytes_with_nul(&name).map_err(|_| OpenError::Parts)?;
             let file = open(name, n)?;
