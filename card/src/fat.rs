@@ -406,11 +406,6 @@ impl FatTable {
         }
     }
 
-    /// Drops what is held (the card went).
-    pub fn forget(&mut self) {
-        self.held = None;
-    }
-
     async fn load<D: Slot>(
         &mut self,
         port: &CardPort<D>,

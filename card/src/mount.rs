@@ -7,9 +7,7 @@
 //! deleted), the exact count goes back. A power cut in between leaves
 //! "unknown", which every FAT checker accepts, never a wrong count.
 
-use crate::dir::{
-    create, create_at, dir_entry, entry_at, init_dir, remove, Cursor, Entry, DIRECTORY,
-};
+use crate::dir::{create, create_at, dir_entry, entry_at, init_dir, remove, Cursor, Entry};
 use crate::error::{CardError, Failure, VolumeError};
 use crate::fat::{partition, zero_cluster, Dir, FatTable, FsInfo, Volume, ENTRY};
 use crate::names::{to_short, DIR};
@@ -79,7 +77,7 @@ impl Mounted {
         let name = to_short(DIR);
         let mut cursor = Cursor::new(self.vol.root);
         while let Some(e) = cursor.next(port, &self.vol).await? {
-            if e.short == name && e.attr & DIRECTORY != 0 && self.vol.holds(e.first) {
+            if e.short == name && e.is_dir() && self.vol.holds(e.first) {
                 return Ok(Some(Dir::Chain(e.first)));
             }
         }
