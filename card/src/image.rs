@@ -6,7 +6,7 @@ use std::boxed::Box;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 
-use crate::card::{Card, Scanned};
+use crate::card::{Card, Mode, Scanned};
 use crate::port::{BlockBuf, BlockError, Blocks, CardPort, BLOCK};
 
 /// A card image file; `inserted` false makes it a slot with no card.
@@ -18,14 +18,20 @@ pub struct ImageFile {
 }
 
 impl ImageFile {
-    /// The image in `file` (whole 512-byte blocks).
-    pub fn new(file: File) -> std::io::Result<Self> {
-        let blocks = file.metadata()?.len() / BLOCK as u64;
+    /// The image in `file` (whole 512-byte blocks): a file, or a card's
+    /// block device (whose length only a seek to its end tells).
+    pub fn new(mut file: File) -> std::io::Result<Self> {
+        let blocks = file.seek(SeekFrom::End(0))? / BLOCK as u64;
         Ok(ImageFile {
             file,
             blocks,
             inserted: true,
         })
+    }
+
+    /// Its size in blocks.
+    pub fn blocks(&self) -> u64 {
+        self.blocks
     }
 
     fn at(&mut self, block: u64) -> Result<(), BlockError> {
@@ -60,18 +66,19 @@ impl Blocks for ImageFile {
     }
 }
 
-/// Mounts the card in `image`, scans it through (`seen` hears every file's
-/// verdict), runs `body` on it and unmounts it (writing what it changed).
-/// Blocks the thread; for hosts (`llv card`, tests) only: the slot lives as
-/// long as the process (a few hundred bytes per call).
+/// Mounts the card in `image` (for `mode`), scans it through (`seen` hears
+/// every file's verdict), runs `body` on it and closes it (writing what it
+/// left pending). Blocks the thread; for hosts (`llv card`, tests) only: the
+/// slot lives as long as the process (about 1 KiB per call).
 pub fn on_image<R>(
     image: ImageFile,
+    mode: Mode,
     mut seen: impl FnMut(&Scanned),
     body: impl AsyncFnOnce(&mut Card<ImageFile>) -> R,
 ) -> R {
     let port: &'static CardPort<ImageFile> = Box::leak(Box::new(CardPort::new(image)));
     embassy_futures::block_on(async {
-        let mut card = Card::new(port);
+        let mut card = Card::with_mode(port, mode);
         loop {
             let scanned = card.step().await;
             seen(&scanned);
@@ -80,7 +87,7 @@ pub fn on_image<R>(
             }
         }
         let result = body(&mut card).await;
-        card.unmount();
+        card.close().await;
         result
     })
 }

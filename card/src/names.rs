@@ -1,8 +1,10 @@
 //! Where takes live on a card: the folder [`DIR`], one take image per file
 //! named in 8.3 form (`NAME.TAK`, [`file_name`]), the take's own name inside
 //! the image. The box writes an upload to its file with the magic last (see
-//! [`crate::card`]); `llv card` on a mounted card's folder writes [`TEMP`]
-//! and renames it. Both name files by the same rule.
+//! [`crate::upload`]); `llv card` on a mounted card's folder writes [`TEMP`]
+//! and renames it. Both name files by the same rule. Files whose long name
+//! starts with a dot are what laptops leave beside the takes (macOS writes
+//! `._NAME.TAK` beside every file it copies): never takes ([`is_litter`]).
 
 use heapless::String;
 
@@ -14,6 +16,29 @@ pub const TEMP: &str = "UPLOAD.TMP";
 pub const EXT: &str = "TAK";
 /// Longest 8.3 file name (`NAMENAME.TAK`).
 pub const FILE_LEN: usize = 12;
+/// Most takes the box keeps of one card (its index of them is in RAM:
+/// 24 bytes a take).
+pub const MAX_CARD_TAKES: usize = 1024;
+
+/// Whether a file whose long name starts with `first` (its short name's
+/// first character when it has no long name) is litter a laptop left: a
+/// dot-file (`._NAME`, `.DS_Store`, `.Trashes`, ...).
+pub fn is_litter(first: char) -> bool {
+    first == '.'
+}
+
+/// The 11 bytes (8 + 3, space-padded, upper case) of the 8.3 name `file`.
+pub fn to_short(file: &str) -> [u8; 11] {
+    let mut out = [b' '; 11];
+    let (base, ext) = file.rsplit_once('.').unwrap_or((file, ""));
+    for (o, b) in out.iter_mut().zip(base.bytes().take(8)) {
+        *o = b.to_ascii_uppercase();
+    }
+    for (o, b) in out.iter_mut().skip(8).zip(ext.bytes().take(3)) {
+        *o = b.to_ascii_uppercase();
+    }
+    out
+}
 
 /// Whether `file` (an 8.3 name, any case) is a take file.
 pub fn is_take_file(file: &str) -> bool {
@@ -98,5 +123,9 @@ mod tests {
         assert!(!is_take_file("UPLOAD.TMP") && !is_take_file(".TAK"));
         assert_eq!(from_short(b"DAO     TAK"), "DAO.TAK");
         assert_eq!(from_short(b"LLV        "), "LLV");
+        assert_eq!(&to_short("DAO.TAK"), b"DAO     TAK");
+        assert_eq!(&to_short("stage_~2.tak"), b"STAGE_~2TAK");
+        assert_eq!(&to_short("LLV"), b"LLV        ");
+        assert!(is_litter('.') && !is_litter('_'));
     }
 }

@@ -1,22 +1,17 @@
 //! The card's blocks, for the file system and for the player.
 //!
-//! The FAT library (embedded-sdmmc) is blocking: it asks its block device
-//! ([`Dev`]) for a block and wants it at once, so its calls run the board's
-//! async driver ([`Blocks`]) to the end in place, the executor waiting with
-//! them. Only a mount, the folder's listing, an upload and a delete go that
-//! way. The player's and the scan's reads do not: they follow a take's
-//! clusters themselves ([`crate::card`]) and await each block with
-//! [`CardPort::read_with`], so a card that takes 100 ms for a block holds no
-//! one but the reader.
+//! Every read and write of the card awaits the board's async driver
+//! ([`Blocks`]) block by block, so a card that takes 100 ms for a block (or
+//! an upload that writes 30 MB) holds no one but the task that asked: the
+//! executor runs the player meanwhile.
 //!
 //! The port ([`CardPort`]) owns the driver and one block buffer (the block
-//! read last, kept for the next read of it); the card and its device share it.
+//! read or written last, kept for the next read of it).
 
 use core::fmt;
 
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::mutex::Mutex;
-use embedded_sdmmc::{Block, BlockCount, BlockDevice, BlockIdx};
 
 /// Bytes of a card block.
 pub const BLOCK: usize = 512;
@@ -79,8 +74,7 @@ struct PortState<B> {
     size: u32,
 }
 
-/// The card slot: its driver and the block fetched last, shared by the
-/// card's library and its file system's device.
+/// The card slot: its driver and the block fetched last.
 pub struct CardPort<B> {
     state: Mutex<CriticalSectionRawMutex, PortState<B>>,
 }
@@ -132,6 +126,48 @@ impl<B: Blocks> CardPort<B> {
         read.is_ok()
     }
 
+    /// The card's size in blocks, as the driver said when last asked.
+    pub async fn blocks(&self) -> u32 {
+        self.state.lock().await.size
+    }
+
+    /// Writes `data` to block `block`, awaiting the card as long as it
+    /// takes, then lets the other tasks run once (a driver that completes a
+    /// write at once, as a file does, would otherwise keep an upload's
+    /// chunk in one poll of the executor).
+    pub async fn write(&self, block: u32, data: &[u8; BLOCK]) -> Result<(), BlockError> {
+        {
+            let mut guard = self.state.lock().await;
+            let s = &mut *guard;
+            s.fetched = None;
+            s.block.0 = *data;
+            s.blocks.write(u64::from(block), &s.block).await?;
+            s.fetched = Some(block);
+        }
+        embassy_futures::yield_now().await;
+        Ok(())
+    }
+
+    /// Runs `f` on block `block` and writes what it made of it back.
+    pub async fn modify<R>(
+        &self,
+        block: u32,
+        f: impl FnOnce(&mut [u8; BLOCK]) -> R,
+    ) -> Result<R, BlockError> {
+        let mut guard = self.state.lock().await;
+        let s = &mut *guard;
+        if s.fetched != Some(block) {
+            s.fetched = None;
+            s.blocks.read(u64::from(block), &mut s.block).await?;
+            s.fetched = Some(block);
+        }
+        let r = f(&mut s.block.0);
+        s.fetched = None;
+        s.blocks.write(u64::from(block), &s.block).await?;
+        s.fetched = Some(block);
+        Ok(r)
+    }
+
     /// Runs `f` on block `block` (read from the card unless it is the
     /// block read last), awaiting the card as long as it takes.
     pub async fn read_with<R>(
@@ -147,64 +183,6 @@ impl<B: Blocks> CardPort<B> {
             s.fetched = Some(block);
         }
         Ok(f(&s.block.0))
-    }
-}
-
-/// The block device the file system sees: the port's (see the module docs).
-pub struct Dev<B: 'static> {
-    port: &'static CardPort<B>,
-}
-
-impl<B: Blocks> Dev<B> {
-    /// The device of `port`.
-    pub fn new(port: &'static CardPort<B>) -> Self {
-        Dev { port }
-    }
-
-    fn with<R>(
-        &self,
-        f: impl FnOnce(&mut PortState<B>) -> Result<R, BlockError>,
-    ) -> Result<R, BlockError> {
-        // The card's library never holds the port while it runs the file
-        // system, so the lock is free whenever the file system asks.
-        let mut guard = self.port.state.try_lock().map_err(|_| BlockError::Failed)?;
-        f(&mut guard)
-    }
-}
-
-impl<B: Blocks> BlockDevice for Dev<B> {
-    type Error = BlockError;
-
-    fn read(&self, blocks: &mut [Block], start: BlockIdx) -> Result<(), BlockError> {
-        self.with(|s| {
-            for (i, out) in blocks.iter_mut().enumerate() {
-                let at = start.0.wrapping_add(i as u32);
-                if s.fetched != Some(at) {
-                    s.fetched = None;
-                    embassy_futures::block_on(s.blocks.read(u64::from(at), &mut s.block))?;
-                    s.fetched = Some(at);
-                }
-                out.contents = s.block.0;
-            }
-            Ok(())
-        })
-    }
-
-    fn write(&self, blocks: &[Block], start: BlockIdx) -> Result<(), BlockError> {
-        self.with(|s| {
-            for (i, block) in blocks.iter().enumerate() {
-                let at = start.0.wrapping_add(i as u32);
-                s.block.0 = block.contents;
-                s.fetched = None;
-                embassy_futures::block_on(s.blocks.write(u64::from(at), &s.block))?;
-                s.fetched = Some(at);
-            }
-            Ok(())
-        })
-    }
-
-    fn num_blocks(&self) -> Result<BlockCount, BlockError> {
-        self.with(|s| Ok(BlockCount(s.size)))
     }
 }
 

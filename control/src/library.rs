@@ -14,7 +14,9 @@
 use core::fmt::Write;
 
 use heapless::{String, Vec};
-use llv_core::control::{bounded, ErrorCode, Fault, Place, TakeInfo, DETAIL_LEN, MAX_TAKES};
+use llv_core::control::{
+    bounded, CardStatus, ErrorCode, Fault, Place, TakeInfo, TakePage, DETAIL_LEN, PAGE_TAKES,
+};
 use llv_core::settings::Settings;
 use llv_core::take::{TakeError, TakeHeader, UploadError};
 
@@ -64,10 +66,11 @@ pub trait TakeLibrary {
     /// A stored take, opened for playing.
     type Take: Take;
 
-    /// The stored takes.
-    fn list(&self) -> Vec<TakeInfo, MAX_TAKES>;
+    /// The stored takes from the `start`th on, as many as a page holds
+    /// (none past the end), with how many there are in all.
+    async fn list_page(&mut self, start: u32) -> Result<TakePage, Refusal>;
     /// Opens the take named `name` (`NotFound` naming it if there is none).
-    fn open(&self, name: &str) -> Result<Self::Take, Refusal>;
+    async fn open(&mut self, name: &str) -> Result<Self::Take, Refusal>;
     /// Starts receiving a take image (`docs/take-image.md`) of `total_len`
     /// bytes whose CRC is `crc32` for `place`; returns the upload's id.
     async fn begin_upload(
@@ -102,6 +105,8 @@ pub trait TakeLibrary {
     fn free_bytes(&self) -> u32;
     /// What is wrong with the library, for `Status`, most important first.
     fn faults(&self) -> Vec<Fault, 2>;
+    /// How the card stands, for a library with a card slot.
+    fn card(&self) -> Option<CardStatus>;
     /// Whether the stored settings are unreadable: the token is unknown and
     /// the box answers only `Status`, `List` and `GetSettings`.
     fn locked(&self) -> bool;
@@ -121,6 +126,21 @@ pub fn upload_refusal(e: &UploadError) -> Refusal {
         UploadError::Image(_) => ErrorCode::BadImage,
     };
     Refusal::fmt(code, format_args!("{e}"))
+}
+
+/// The page from `start` on of `takes` (a library's, in list order).
+pub fn page_of(
+    takes: impl ExactSizeIterator<Item = TakeInfo>,
+    start: u32,
+    revision: u32,
+) -> TakePage {
+    let total = u32::try_from(takes.len()).unwrap_or(u32::MAX);
+    TakePage {
+        start,
+        total,
+        revision,
+        takes: takes.skip(start as usize).take(PAGE_TAKES).collect(),
+    }
 }
 
 /// The refusal of an upload to a card where there is none.

@@ -2,7 +2,7 @@
 //! JSON (OSC replies; the HTTP API).
 
 use heapless::String;
-use llv_core::control::{FaultCode, Status, TakeInfo};
+use llv_core::control::{CardStatus, FaultCode, Status, TakeInfo};
 
 use crate::json::Json;
 
@@ -73,14 +73,41 @@ pub fn status_json(j: &mut Json<'_>, s: &Status) {
         j.string(&f.detail);
         j.raw("}");
     }
+    j.raw("]");
+    if let Some(card) = &s.card {
+        j.raw(",");
+        j.key("card");
+        card_json(j, card);
+    }
+    j.raw("}");
+}
+
+/// The card's state as `{"scanning":...,"takes":N,"bad_files":N,"bad":[...]}`.
+fn card_json(j: &mut Json<'_>, c: &CardStatus) {
+    j.raw("{");
+    j.key("scanning");
+    j.raw(if c.scanning { "true" } else { "false" });
+    number(j, "takes", u64::from(c.takes));
+    number(j, "bad_files", u64::from(c.bad_files));
+    j.raw(",");
+    j.key("bad");
+    j.raw("[");
+    for (i, file) in c.bad.iter().enumerate() {
+        if i > 0 {
+            j.raw(",");
+        }
+        j.string(file);
+    }
     j.raw("]}");
 }
 
-/// The takes as `[{"name":...,"frames":...,"place":...}]`; when they do not all fit one
-/// reply, the ones that do, and `"more":N` after the list.
-pub fn takes_json(j: &mut Json<'_>, takes: &[TakeInfo]) {
-    // Room for `],"more":16` after the list and the reply's closing `}`.
-    j.reserve(16);
+/// The takes `start..` of a list of `total` as `[{"name":...,"frames":...,"place":...}]`
+/// (as many as fit one reply), then `"total":N` and, when takes follow the
+/// ones shown, `"next":N`: where the next page starts.
+pub fn takes_json(j: &mut Json<'_>, takes: &[TakeInfo], start: u32, total: u32) {
+    // Room for `],"total":4294967295,"next":4294967295` after the list and
+    // the reply's closing `}`.
+    j.reserve(40);
     j.raw("[");
     let mut shown = 0;
     for t in takes {
@@ -104,9 +131,10 @@ pub fn takes_json(j: &mut Json<'_>, takes: &[TakeInfo]) {
     }
     j.unreserve();
     j.raw("]");
-    if shown < takes.len() {
-        j.raw(",\"more\":");
-        j.uint((takes.len() - shown) as u64);
+    number(j, "total", u64::from(total));
+    let next = u64::from(start) + shown as u64;
+    if next < u64::from(total) {
+        number(j, "next", next);
     }
 }
 

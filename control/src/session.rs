@@ -18,9 +18,9 @@
 use heapless::{String, Vec};
 use llv_core::control::{
     bounded, decode, encode, ErrorCode, Fault, Place, Playing, Request, Response, Start, Status,
-    MAX_FAULTS, MAX_FRAME, MAX_RESPONSE, PREFIX_LEN, PROTOCOL_VERSION,
+    MAX_FAULTS, MAX_FRAME, MAX_RESPONSE, MAX_TAKES, PREFIX_LEN, PROTOCOL_VERSION,
 };
-use llv_core::settings::{Settings, Target, TOKEN_LEN};
+use llv_core::settings::{Settings, Target, MAX_TARGETS, TOKEN_LEN};
 use subtle::ConstantTimeEq;
 
 use crate::library::{detail, Refusal, Take, TakeLibrary};
@@ -65,7 +65,7 @@ pub enum Step<'r> {
     Wait(Pending<'r>),
 }
 
-/// The part of a request that waits on the library (flash or disk work).
+/// The part of a request that waits on the library (flash, card or disk work).
 #[derive(Debug)]
 #[allow(
     clippy::large_enum_variant,
@@ -104,6 +104,24 @@ pub enum Pending<'r> {
     },
     /// Store these settings (checked).
     Save(Settings),
+    /// List a page of the takes (the first, for the older `List`).
+    List {
+        /// Index of the page's first take.
+        start: u32,
+        /// Answer `Response::Takes` (else `Response::List`).
+        paged: bool,
+    },
+    /// Open a take and play it (the rest of the request checked).
+    Play {
+        /// Take name.
+        name: &'r str,
+        /// Where to send frames (never empty).
+        targets: heapless::Vec<Target, MAX_TARGETS>,
+        /// How many times.
+        loop_count: u32,
+        /// When the first frame goes out.
+        start: Start,
+    },
 }
 
 /// What the connection does after this response.
@@ -217,7 +235,8 @@ impl Session {
     }
 
     /// Handles `request` as far as it can without waiting: every request
-    /// but an upload's, a delete and a settings change is answered here. A
+    /// but a list, a play, an upload's, a delete and a settings change is
+    /// answered here. A
     /// door calls it with the request just decoded and awaits
     /// [`Session::finish`] only for the rest, so no waiting future holds a
     /// whole request or response.
@@ -260,11 +279,14 @@ impl Session {
                     used_bytes: library.used_bytes(),
                     free_bytes: library.free_bytes(),
                     faults,
+                    card: library.card(),
                 }))
             }
-            Request::List => done(Response::List {
-                takes: library.list(),
-            }),
+            Request::List => Ok(Step::Wait(Pending::List {
+                start: 0,
+                paged: false,
+            })),
+            Request::ListPage { start } => Ok(Step::Wait(Pending::List { start, paged: true })),
             Request::UploadBegin {
                 name,
                 total_len,
@@ -291,16 +313,6 @@ impl Session {
                 loop_count,
                 start,
             } => {
-                let take = library.open(name)?;
-                if take.header().plays_too_fast() {
-                    return Err(Refusal::fmt(
-                        ErrorCode::Invalid,
-                        format_args!(
-                            "take \"{name}\" loops faster than {} fps",
-                            llv_core::take::MAX_FPS
-                        ),
-                    ));
-                }
                 let targets = if targets.is_empty() {
                     library.settings().targets.clone()
                 } else {
@@ -318,8 +330,12 @@ impl Session {
                 if let Start::Chase(chase) = &start {
                     chase.check().map_err(invalid)?;
                 }
-                device.play(take, &targets, loop_count, start);
-                done(Response::Ok)
+                Ok(Step::Wait(Pending::Play {
+                    name,
+                    targets,
+                    loop_count,
+                    start,
+                }))
             }
             Request::Stop => {
                 device.stop();
@@ -354,7 +370,50 @@ impl Session {
         library: &mut L,
         device: &mut D,
     ) -> Response {
-        let done = match &pending {
+        let done = match pending {
+            Pending::List { start, paged } => {
+                return match library.list_page(start).await {
+                    Ok(page) if paged => Response::Takes(page),
+                    Ok(page) => Response::List {
+                        takes: page.takes.into_iter().take(MAX_TAKES).collect(),
+                    },
+                    Err(Refusal { code, detail }) => Response::Error { code, detail },
+                };
+            }
+            Pending::Play {
+                name,
+                targets,
+                loop_count,
+                start,
+            } => library.open(name).await.and_then(|take| {
+                if take.header().plays_too_fast() {
+                    return Err(Refusal::fmt(
+                        ErrorCode::Invalid,
+                        format_args!(
+                            "take \"{name}\" loops faster than {} fps",
+                            llv_core::take::MAX_FPS
+                        ),
+                    ));
+                }
+                device.play(take, &targets, loop_count, start);
+                Ok(())
+            }),
+            pending => self.finish_write(pending, library, device).await,
+        };
+        match done {
+            Ok(()) => Response::Ok,
+            Err(Refusal { code, detail }) => Response::Error { code, detail },
+        }
+    }
+
+    /// Finishes a request that writes to the library.
+    async fn finish_write<L: TakeLibrary, D: Playback<L::Take>>(
+        &mut self,
+        pending: Pending<'_>,
+        library: &mut L,
+        device: &mut D,
+    ) -> Result<(), Refusal> {
+        match &pending {
             Pending::Begin {
                 name,
                 total_len,
@@ -398,10 +457,7 @@ impl Session {
                 self.proved = Some(settings.token.clone());
                 device.settings_changed(library.settings());
             }),
-        };
-        match done {
-            Ok(()) => Response::Ok,
-            Err(Refusal { code, detail }) => Response::Error { code, detail },
+            Pending::List { .. } | Pending::Play { .. } => Ok(()),
         }
     }
 
@@ -426,7 +482,7 @@ impl Session {
         }
         let read_only = matches!(
             request,
-            Request::Status | Request::List | Request::GetSettings
+            Request::Status | Request::List | Request::ListPage { .. } | Request::GetSettings
         );
         if library.locked() && !read_only {
             return Err(Refusal::new(

@@ -660,3 +660,41 @@ fn the_pushed_state_carries_the_chase_state_and_its_timecode() {
     let n = state_message(&mut out, Some(&playing));
     assert_eq!(decode(&out[..n]).1, json!([1, "dao", 42, 1, "off", ""]));
 }
+
+#[test]
+fn takes_come_a_page_at_a_time_with_where_the_next_starts() {
+    let _clock = clock();
+    let mut d = Door::new();
+    {
+        let mut s = block_on(d.store.lock());
+        s.capacity = u32::MAX;
+        s.max_takes = usize::MAX;
+        for i in 1..40 {
+            s.insert(synthetic_image(&format!("cue {i:02}"), 1, i as u8));
+        }
+    }
+    let mut names = Vec::new();
+    let mut start = 0;
+    for _ in 0..40 {
+        let args = [Arg::Int(start)];
+        let page = d.ask("/llv/takes", if start == 0 { &[] } else { &args });
+        assert_eq!(page["status"], "ok");
+        assert_eq!(page["total"], 40, "{page}");
+        names.extend(
+            page["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["name"].as_str().unwrap().to_string()),
+        );
+        match page["next"].as_i64() {
+            Some(next) => start = next as i32,
+            None => break,
+        }
+    }
+    let mut want = vec!["dao".to_string()];
+    want.extend((1..40).map(|i| format!("cue {i:02}")));
+    assert_eq!(names, want);
+    let r = d.ask("/llv/takes", &[Arg::Str("x")]);
+    assert_eq!(r["status"], "error");
+}

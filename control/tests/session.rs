@@ -601,3 +601,77 @@ fn the_clock_answers_and_starts_reach_the_player() {
     );
     assert_eq!(code(&r), Some(ErrorCode::Invalid));
 }
+
+#[test]
+fn every_take_lists_a_page_at_a_time_and_the_card_is_in_the_status() {
+    let mut b = TestBox::new();
+    b.store.capacity = u32::MAX;
+    b.store.max_takes = usize::MAX;
+    let count = 1003;
+    for i in 0..count {
+        b.store.insert(image(&format!("cue {i:04}"), 1, i as u8));
+    }
+    b.store.card = Some(llv_core::control::CardStatus {
+        scanning: true,
+        takes: 1000,
+        bad_files: 6,
+        bad: ["BAD0.TAK".try_into().unwrap()].into_iter().collect(),
+    });
+    let mut s = Session::new("test");
+    b.send(&mut s, hello(None));
+    // The older List: the first 16.
+    let Response::List { takes } = b.send(&mut s, Request::List) else {
+        panic!("List");
+    };
+    assert_eq!(takes.len(), 16);
+    let mut names = std::vec::Vec::new();
+    let mut revision = None;
+    for _ in 0..count {
+        let start = names.len() as u32;
+        let Response::Takes(page) = b.send(&mut s, Request::ListPage { start }) else {
+            panic!("ListPage");
+        };
+        assert_eq!((page.start, page.total), (start, count as u32));
+        assert!(revision.is_none_or(|r| r == page.revision));
+        revision = Some(page.revision);
+        names.extend(page.takes.iter().map(|t| t.name.to_string()));
+        if names.len() == count {
+            break;
+        }
+    }
+    let want: std::vec::Vec<String> = (0..count).map(|i| format!("cue {i:04}")).collect();
+    assert_eq!(names, want);
+    // Past the end: an empty page.
+    let Response::Takes(page) = b.send(&mut s, Request::ListPage { start: 5000 }) else {
+        panic!("ListPage");
+    };
+    assert!(page.takes.is_empty());
+    // A take added changes the revision.
+    b.store.insert(image("late", 1, 9));
+    let Response::Takes(page) = b.send(&mut s, Request::ListPage { start: 0 }) else {
+        panic!("ListPage");
+    };
+    assert_ne!(Some(page.revision), revision);
+    let Response::Status(status) = b.send(&mut s, Request::Status) else {
+        panic!("Status");
+    };
+    assert_eq!(status.card, b.store.card);
+    // The last take plays (opened through the library, as a card take is).
+    assert_eq!(
+        b.send(
+            &mut s,
+            Request::Play {
+                name: "cue 1002",
+                targets: [Target {
+                    ip: [10, 0, 2, 2],
+                    port: 11111,
+                }]
+                .into_iter()
+                .collect(),
+                loop_count: 1,
+                start: Start::Now,
+            }
+        ),
+        Response::Ok
+    );
+}

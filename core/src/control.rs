@@ -22,7 +22,7 @@ pub use crate::take::MAX_CHUNK;
 use crate::take::NAME_LEN;
 
 /// The protocol version this code speaks.
-pub const PROTOCOL_VERSION: u16 = 5;
+pub const PROTOCOL_VERSION: u16 = 6;
 /// Bytes of the length prefix in front of every message.
 pub const PREFIX_LEN: usize = 2;
 /// Largest message body in bytes; a longer one is refused with [`ErrorCode::TooLarge`].
@@ -30,8 +30,15 @@ pub const MAX_FRAME: usize = 2048;
 /// Largest response body the box sends (a list of [`MAX_TAKES`] takes is
 /// the longest, about 780 bytes); a box's response buffer needs no more.
 pub const MAX_RESPONSE: usize = 1024;
-/// Most takes a box lists (and stores).
+/// Most takes one [`Response::List`] holds, and the most the box's flash stores.
 pub const MAX_TAKES: usize = 16;
+/// Takes in one page of [`Response::Takes`]; a list longer than that is
+/// read a page at a time ([`Request::ListPage`]).
+pub const PAGE_TAKES: usize = 16;
+/// Bad card files a [`CardStatus`] names (it counts them all).
+pub const BAD_NAMED: usize = 4;
+/// Longest card file name (8.3: `NAMENAME.TAK`).
+pub const FILE_NAME_LEN: usize = 12;
 /// Longest firmware version string.
 pub const FIRMWARE_LEN: usize = 24;
 /// Longest error detail.
@@ -106,6 +113,11 @@ pub enum Request<'a> {
     /// Asks for [`Response::Clock`] (hosts measure the box's clock with it, to
     /// start several boxes together).
     Clock,
+    /// Asks for [`Response::Takes`]: the takes from the `start`th on, a page of them.
+    ListPage {
+        /// Index of the first take of the page (0 for the first page).
+        start: u32,
+    },
 }
 
 /// When a [`Request::Play`] starts.
@@ -291,6 +303,37 @@ pub struct Status {
     pub free_bytes: u32,
     /// What is wrong, if anything, and how to recover.
     pub faults: Vec<Fault, MAX_FAULTS>,
+    /// The card, when the box has a slot for one.
+    pub card: Option<CardStatus>,
+}
+
+/// How the card stands.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CardStatus {
+    /// Whether its takes are being checked (a card just in): the list is
+    /// not whole until this is `false`.
+    pub scanning: bool,
+    /// Takes listed from it.
+    pub takes: u32,
+    /// Take files on it that do not check out (litter laptops leave is
+    /// not counted).
+    pub bad_files: u32,
+    /// The first [`BAD_NAMED`] of them, by 8.3 name in its folder `LLV`.
+    pub bad: Vec<String<FILE_NAME_LEN>, BAD_NAMED>,
+}
+
+/// A page of the stored takes: flash takes first, then the card's.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TakePage {
+    /// Index of its first take in the whole list.
+    pub start: u32,
+    /// Takes in the whole list.
+    pub total: u32,
+    /// Changes whenever a take comes or goes: a host that reads several
+    /// pages reads them again when it changed between them.
+    pub revision: u32,
+    /// The takes `start..start + takes.len()`.
+    pub takes: Vec<TakeInfo, PAGE_TAKES>,
 }
 
 /// A message from the box to the host.
@@ -335,6 +378,8 @@ pub enum Response {
         /// µs since power-up.
         now_us: u64,
     },
+    /// A page of the stored takes.
+    Takes(TakePage),
 }
 
 impl Response {

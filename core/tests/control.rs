@@ -137,6 +137,7 @@ fn every_request_round_trips() {
         Request::GetSettings,
         Request::SetSettings { changes },
         Request::Clock,
+        Request::ListPage { start: u32::MAX },
     ] {
         round_trip_request(&req);
     }
@@ -207,6 +208,20 @@ fn every_response_round_trips_within_max_frame() {
                     detail: name(&"d".repeat(DETAIL_LEN)),
                 })
                 .collect(),
+            card: Some(CardStatus {
+                scanning: true,
+                takes: u32::MAX,
+                bad_files: u32::MAX,
+                bad: (0..BAD_NAMED)
+                    .map(|_| name(&"B".repeat(FILE_NAME_LEN)))
+                    .collect(),
+            }),
+        }),
+        Response::Takes(TakePage {
+            start: u32::MAX,
+            total: u32::MAX,
+            revision: u32::MAX,
+            takes: takes.iter().take(PAGE_TAKES).cloned().collect(),
         }),
         Response::List { takes },
         Response::Settings {
@@ -314,7 +329,7 @@ fn dao_target() -> Vec<Target, MAX_TARGETS> {
 
 #[test]
 fn every_request_has_its_documented_bytes() {
-    let golden: [(Request<'_>, &[u8]); 14] = [
+    let golden: [(Request<'_>, &[u8]); 15] = [
         (
             Request::Hello {
                 protocol: 3,
@@ -433,6 +448,7 @@ fn every_request_has_its_documented_bytes() {
             ],
         ),
         (Request::Clock, &[0x0b]),
+        (Request::ListPage { start: 16 }, &[0x0c, 0x10]),
     ];
     for (request, bytes) in &golden {
         assert_eq!(body(request), *bytes, "{request:?}");
@@ -493,8 +509,20 @@ fn every_response_has_its_documented_bytes() {
         }]
         .into_iter()
         .collect(),
+        card: Some(CardStatus {
+            scanning: true,
+            takes: 1000,
+            bad_files: 6,
+            bad: [name("BAD0.TAK")].into_iter().collect(),
+        }),
     };
-    let golden: [(Response, &[u8]); 7] = [
+    let page = TakePage {
+        start: 16,
+        total: 1004,
+        revision: 7,
+        takes: takes.clone(),
+    };
+    let golden: [(Response, &[u8]); 8] = [
         (
             Response::Hello {
                 protocol: 3,
@@ -523,6 +551,8 @@ fn every_response_has_its_documented_bytes() {
                 0x01, 0xd8, 0x04, 0x03, // 1 locate, 600 frames, 3 bad packets
                 0x80, 0x80, 0x08, 0x00, // used_bytes 131072, free_bytes 0
                 0x01, 0x04, 0x02, b'w', b'd', // 1 fault: WatchdogReset, "wd"
+                0x01, 0x01, 0xe8, 0x07, 0x06, // card: scanning, 1000 takes, 6 bad files
+                0x01, 0x08, b'B', b'A', b'D', b'0', b'.', b'T', b'A', b'K', // "BAD0.TAK"
             ],
         ),
         (
@@ -550,6 +580,14 @@ fn every_response_has_its_documented_bytes() {
         (
             Response::Clock { now_us: 1_000_000 },
             &[0x06, 0xc0, 0x84, 0x3d],
+        ),
+        (
+            Response::Takes(page),
+            &[
+                0x07, 0x10, 0xec, 0x07, 0x07, // Takes: start 16, total 1004, revision 7
+                0x01, 0x03, b'd', b'a', b'o', 0xb4, 0x01, 0xc8, 0xdc, 0x03, 0xef, 0xfd, 0xb6, 0xf5,
+                0x0d, 0x00, // 1 take
+            ],
         ),
     ];
     for (response, bytes) in &golden {

@@ -1,12 +1,9 @@
 //! Shared by the QEMU test and benchmark of the box's microSD card
-//! (`box_card.rs`, `bench/box_card.rs`): a FAT32 card image (an MBR and
-//! `mkfs.fat`) holding a 30-minute sequence take and short ones written by
-//! `llv card write`, the box booted on it with read stalls, and the frames
-//! it plays with their arrival times.
-#![allow(
-    dead_code,
-    reason = "the test and the benchmark use parts of these helpers"
-)]
+//! (`box_card.rs`, `bench/box_card.rs`) and the `llv card` tests: a FAT32
+//! card image (an MBR and `mkfs.fat`) holding a 30-minute sequence take and
+//! short ones written by `llv card write`, large sparse cards in 1 GiB
+//! parts, a card of many takes, the box booted on one with read stalls, the
+//! frames it plays with their arrival times, and `fsck.fat -n` on the card.
 
 use std::io::Write;
 use std::net::UdpSocket;
@@ -32,11 +29,114 @@ pub const SCAN_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// `mkfs.fat` (dosfstools; often in /usr/sbin, off a user's PATH).
 pub fn mkfs_fat() -> PathBuf {
-    ["/usr/sbin/mkfs.fat", "/sbin/mkfs.fat", "/usr/bin/mkfs.fat"]
+    sbin("mkfs.fat")
+}
+
+/// A dosfstools tool, found in /usr/sbin or /sbin too.
+pub fn sbin(tool: &str) -> PathBuf {
+    ["/usr/sbin", "/sbin", "/usr/bin"]
         .iter()
-        .map(PathBuf::from)
+        .map(|d| Path::new(d).join(tool))
         .find(|p| p.exists())
-        .unwrap_or_else(|| PathBuf::from("mkfs.fat"))
+        .unwrap_or_else(|| PathBuf::from(tool))
+}
+
+/// Asserts that `fsck.fat -n` finds the volume of the card image at `card`
+/// (its first MBR partition) clean. `fsck.fat` reads a volume, not a
+/// partitioned card: it gets a copy of the partition beside the image,
+/// holes kept, so a sparse 32 GiB image copies in a moment.
+pub fn assert_clean(card: &Path) {
+    let volume = card.with_extension("volume");
+    copy_volume(card, &volume);
+    let out = std::process::Command::new(sbin("fsck.fat"))
+        .arg("-n")
+        .arg(&volume)
+        .output()
+        .expect("fsck.fat (dosfstools) runs");
+    let _ = std::fs::remove_file(&volume);
+    assert!(
+        out.status.success(),
+        "fsck.fat -n {}: {}{}",
+        card.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Copies the first MBR partition of the card image `card` to `to`.
+fn copy_volume(card: &Path, to: &Path) {
+    use std::os::unix::fs::FileExt;
+    let src = std::fs::File::open(card).unwrap();
+    let mut mbr = [0u8; 512];
+    src.read_exact_at(&mut mbr, 0).unwrap();
+    let word = |i: usize| u64::from(u32::from_le_bytes(mbr[i..i + 4].try_into().unwrap()));
+    let (start, len) = (word(454) * 512, word(458) * 512);
+    let dst = std::fs::File::create(to).unwrap();
+    dst.set_len(len).unwrap();
+    copy_data(&src, start, len, &dst, 0);
+}
+
+/// Bytes of each part of a card given to QEMU in parts
+/// (`llv_hal_mps2::file_card::PART`).
+pub const PART: u64 = 1 << 30;
+
+/// Splits the card image `card` into the parts `card.0`, `card.1`, ...
+/// of [`PART`] bytes the QEMU board reads a large card from; returns how
+/// many.
+pub fn split_card(card: &Path) -> u32 {
+    let src = std::fs::File::open(card).unwrap();
+    let len = src.metadata().unwrap().len();
+    let parts = len.div_ceil(PART);
+    for n in 0..parts {
+        let size = PART.min(len - n * PART);
+        let dst = std::fs::File::create(part_path(card, n)).unwrap();
+        dst.set_len(size).unwrap();
+        copy_data(&src, n * PART, size, &dst, 0);
+    }
+    parts as u32
+}
+
+/// Puts the parts [`split_card`] made back into the image `card`.
+pub fn join_card(card: &Path, parts: u32) {
+    let dst = std::fs::OpenOptions::new().write(true).open(card).unwrap();
+    for n in 0..u64::from(parts) {
+        let src = std::fs::File::open(part_path(card, n)).unwrap();
+        let size = src.metadata().unwrap().len();
+        copy_data(&src, 0, size, &dst, n * PART);
+    }
+}
+
+fn part_path(card: &Path, n: u64) -> PathBuf {
+    PathBuf::from(format!("{}.{n}", card.display()))
+}
+
+/// Copies `len` bytes at `from` of `src` to `to` of `dst`, only the parts
+/// that hold data (found with `SEEK_DATA`/`SEEK_HOLE`): a hole of `src`
+/// leaves `dst` as it is there.
+fn copy_data(src: &std::fs::File, from: u64, len: u64, dst: &std::fs::File, to: u64) {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::FileExt;
+    let (fd, start, end) = (src.as_raw_fd(), from, from + len);
+    let mut pos = start;
+    let mut buf = vec![0u8; 1 << 20];
+    while pos < end {
+        // SAFETY: lseek on the open descriptor `src` owns; no memory is passed.
+        let data = unsafe { libc::lseek(fd, pos as libc::off_t, libc::SEEK_DATA) };
+        let Ok(data) = u64::try_from(data) else {
+            break; // ENXIO: only a hole is left
+        };
+        // SAFETY: as above.
+        let hole = unsafe { libc::lseek(fd, data as libc::off_t, libc::SEEK_HOLE) };
+        let hole = u64::try_from(hole).unwrap_or(end).min(end);
+        let mut at = data.min(end);
+        while at < hole {
+            let n = ((hole - at) as usize).min(buf.len());
+            src.read_exact_at(&mut buf[..n], at).unwrap();
+            dst.write_all_at(&buf[..n], at - start + to).unwrap();
+            at += n as u64;
+        }
+        pos = hole.max(pos + 1);
+    }
 }
 
 /// A blank card image of [`CARD_MIB`] MiB at `path` (sparse): an MBR whose
@@ -116,6 +216,81 @@ pub fn list(b: &QemuBox) -> Vec<Value> {
         .as_array()
         .expect("a list")
         .clone()
+}
+
+/// Waits until the box's card is mounted and scanned through (`card.scanning`
+/// in its status); returns the status.
+pub fn wait_scanned(b: &QemuBox, limit: Duration) -> Value {
+    let end = Instant::now() + limit;
+    loop {
+        let status = b.json(&["box", "{box}", "status", "--json"]);
+        let card = &status["card"];
+        let mounted = status["faults"]
+            .as_array()
+            .is_some_and(|f| f.iter().all(|f| f["code"] != "CardRemoved"));
+        if card["scanning"] == false && mounted && card["takes"].as_u64() > Some(0) {
+            return status;
+        }
+        assert!(
+            Instant::now() < end,
+            "the card was not scanned within {limit:?}: {status}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+/// A card image at `path` of `bytes` (sparse), formatted by `llv card format`.
+pub fn formatted_card(path: &Path, bytes: u64) {
+    std::fs::File::create(path).unwrap().set_len(bytes).unwrap();
+    crate::llv()
+        .args(["card", "format"])
+        .arg(path)
+        .timeout(TIMEOUT)
+        .assert()
+        .success();
+}
+
+/// Writes `count` takes named `cue 0000`, `cue 0001`, ... (a few frames of
+/// `packets` each) to the card image `card` through the card library, as
+/// `llv card write` does.
+pub fn write_cues(card: &Path, count: usize, packets: &[Vec<u8>]) {
+    use llv_card::image::{on_image, ImageFile};
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(card)
+        .unwrap();
+    on_image(
+        ImageFile::new(file).unwrap(),
+        llv_card::Mode::Write,
+        |_| {},
+        async |c| {
+            for i in 0..count {
+                let some: Vec<Vec<u8>> = packets.iter().cycle().skip(i).take(3).cloned().collect();
+                let image = cue_image(&format!("cue {i:04}"), &some);
+                let h = llv_core::take::TakeHeader::parse(&image).unwrap();
+                let id = c.begin_upload(&h.name, h.total_len, h.crc32).await.unwrap();
+                for (k, chunk) in image.chunks(1024).enumerate() {
+                    c.write_chunk(id, (k * 1024) as u32, chunk).await.unwrap();
+                }
+                c.commit_upload(id).await.unwrap();
+            }
+        },
+    );
+}
+
+/// A take image named `name` of `packets`, 1/60 s apart.
+pub fn cue_image(name: &str, packets: &[Vec<u8>]) -> Vec<u8> {
+    let frames = packets.len() as u32;
+    let bytes = packets.iter().map(Vec::len).sum();
+    let mut image = vec![0u8; llv_core::take::image_len(frames, bytes)];
+    let mut w = llv_core::take::ImageWriter::new(&mut image, name, frames).unwrap();
+    for (i, p) in packets.iter().enumerate() {
+        w.push(i as u32 * 16_667, p).unwrap();
+    }
+    let len = w.finish(frames * 16_667).unwrap();
+    image.truncate(len);
+    image
 }
 
 /// Waits until the box lists `count` card takes (its scan is done).

@@ -153,7 +153,7 @@ fn flash_lists_the_same_crc_and_the_box_holds_every_packet() {
         .stdout(contains("dao"));
 
     // The stored take plays back the recording's packets, in order, with rising times.
-    let take = block_on(b.store.lock()).open("dao").unwrap();
+    let take = block_on(async { b.store.lock().await.open("dao").await }).unwrap();
     let image = llv_core::take::TakeImage::parse(&take.image).unwrap();
     assert_eq!(image.frames().count(), packets.len());
     let mut previous = 0;

@@ -1,7 +1,10 @@
-//! `llv card write|list|check` on a mounted card's folder (a plain folder
-//! here): takes land in `LLV/` under 8.3 names, list as the box would read
-//! them, a take written again replaces its file, and a damaged file fails
-//! the check by name. The image-file side is tested under QEMU
+//! `llv card write|list|check|repair|format` on a mounted card's folder (a
+//! plain folder here) and on image files: takes land in `LLV/` under 8.3
+//! names, list as the box would read them, a take written again replaces
+//! its file, a damaged file fails the check by name; a card `llv card
+//! format` made is clean FAT32 that `fsck.fat -n` passes after every write,
+//! reading it changes no byte, and an exFAT card is refused with how to
+//! prepare it. The box's side is tested under QEMU
 //! (`firmware/e2e/box_card.rs`) and in the card library's host tests.
 
 use llv_tests::{example, llv};
@@ -96,5 +99,95 @@ fn an_image_without_a_fat_volume_is_refused_with_how_to_make_one() {
         .args(["card", "--help"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("mkfs.fat -F 32 --offset 2048"));
+        .stdout(predicate::str::contains("llv card format card.img"));
+}
+
+#[test]
+fn a_card_formatted_by_llv_takes_takes_and_reading_it_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let card = dir.path().join("card.img");
+    std::fs::File::create(&card)
+        .unwrap()
+        .set_len(256 << 20)
+        .unwrap();
+    llv()
+        .args(["card", "format"])
+        .arg(&card)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("FAT32"));
+    assert_clean(&card);
+    let dao = example("dao.gesichter");
+    llv()
+        .args(["card", "write"])
+        .arg(&card)
+        .arg(&dao)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("dao as LLV/DAO.TAK"));
+    // Written again: replaced, and every cluster of the old file freed.
+    llv()
+        .args(["card", "write"])
+        .arg(&card)
+        .arg(&dao)
+        .assert()
+        .success();
+    assert_clean(&card);
+    let before = std::fs::read(&card).unwrap();
+    llv()
+        .args(["card", "list"])
+        .arg(&card)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("LLV/DAO.TAK"));
+    llv()
+        .args(["card", "check"])
+        .arg(&card)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("1 takes, all check out"));
+    assert!(
+        std::fs::read(&card).unwrap() == before,
+        "list or check wrote to the card"
+    );
+    llv()
+        .args(["card", "repair"])
+        .arg(&card)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("0 cut uploads removed"));
+    assert_clean(&card);
+}
+
+#[test]
+fn an_exfat_card_is_refused_with_how_to_prepare_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let card = dir.path().join("card.img");
+    std::fs::File::create(&card)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    llv().args(["card", "format"]).arg(&card).assert().success();
+    // What a card over 32 GB comes with: an exFAT boot sector in the partition.
+    let mut raw = std::fs::read(&card).unwrap();
+    let start = u32::from_le_bytes(raw[454..458].try_into().unwrap()) as usize * 512;
+    raw[start + 3..start + 11].copy_from_slice(b"EXFAT   ");
+    raw[446 + 4] = 0x07;
+    std::fs::write(&card, &raw).unwrap();
+    for action in ["list", "write"] {
+        let mut cmd = llv();
+        cmd.args(["card", action]).arg(&card);
+        if action == "write" {
+            cmd.arg(example("dao.gesichter"));
+        }
+        cmd.assert()
+            .failure()
+            .stderr(predicate::str::contains("exFAT"))
+            .stderr(predicate::str::contains("llv card format"));
+    }
+}
+
+/// Asserts that `fsck.fat -n` finds the card image's volume clean.
+fn assert_clean(card: &std::path::Path) {
+    llv_tests::card::assert_clean(card);
 }

@@ -8,11 +8,13 @@ use std::sync::Arc;
 use std::vec::Vec;
 
 use heapless::Vec as Bounded;
-use llv_core::control::{bounded, ErrorCode, Fault, Place, TakeInfo, MAX_TAKES};
+use llv_core::control::{
+    bounded, CardStatus, ErrorCode, Fault, Place, TakeInfo, TakePage, MAX_TAKES,
+};
 use llv_core::settings::Settings;
 use llv_core::take::{image_len, ImageWriter, TakeHeader, TakeImage, Upload};
 
-use crate::library::{no_card, not_found, upload_refusal, Refusal, Take, TakeLibrary};
+use crate::library::{no_card, not_found, page_of, upload_refusal, Refusal, Take, TakeLibrary};
 
 /// A take held in memory.
 #[derive(Clone, Debug)]
@@ -46,6 +48,12 @@ pub struct MemoryLibrary {
     pub faults: Bounded<Fault, 2>,
     /// Settings saves so far.
     pub saves: u32,
+    /// Takes it holds at most; an upload past them is refused `NoSpace`.
+    pub max_takes: usize,
+    /// What [`TakeLibrary::card`] answers.
+    pub card: Option<CardStatus>,
+    /// Changes with every take stored or deleted.
+    revision: u32,
 }
 
 impl Default for MemoryLibrary {
@@ -60,6 +68,9 @@ impl Default for MemoryLibrary {
             locked: false,
             faults: Bounded::new(),
             saves: 0,
+            max_takes: MAX_TAKES,
+            card: None,
+            revision: 0,
         }
     }
 }
@@ -81,6 +92,7 @@ impl MemoryLibrary {
             header: header.clone(),
             image: Arc::new(image),
         });
+        self.revision = self.revision.wrapping_add(1);
         header
     }
 
@@ -97,21 +109,18 @@ impl MemoryLibrary {
 impl TakeLibrary for MemoryLibrary {
     type Take = MemoryTake;
 
-    fn list(&self) -> Bounded<TakeInfo, MAX_TAKES> {
-        self.takes
-            .iter()
-            .take(MAX_TAKES)
-            .map(|t| TakeInfo {
-                name: t.header.name.clone(),
-                frame_count: t.header.frame_count,
-                total_len: t.header.total_len,
-                crc32: t.header.crc32,
-                place: Place::Internal,
-            })
-            .collect()
+    async fn list_page(&mut self, start: u32) -> Result<TakePage, Refusal> {
+        let takes = self.takes.iter().map(|t| TakeInfo {
+            name: t.header.name.clone(),
+            frame_count: t.header.frame_count,
+            total_len: t.header.total_len,
+            crc32: t.header.crc32,
+            place: Place::Internal,
+        });
+        Ok(page_of(takes, start, self.revision))
     }
 
-    fn open(&self, name: &str) -> Result<MemoryTake, Refusal> {
+    async fn open(&mut self, name: &str) -> Result<MemoryTake, Refusal> {
         self.takes
             .iter()
             .find(|t| t.header.name == name)
@@ -148,11 +157,11 @@ impl TakeLibrary for MemoryLibrary {
                 format_args!("needs {total_len} bytes, {free} free"),
             ));
         }
-        let full = self.takes.len() >= MAX_TAKES && replaced == 0;
+        let full = self.takes.len() >= self.max_takes && replaced == 0;
         if full {
             return Err(Refusal::fmt(
                 ErrorCode::NoSpace,
-                format_args!("{MAX_TAKES} takes stored already"),
+                format_args!("{} takes stored already", self.max_takes),
             ));
         }
         let id = self.next_id;
@@ -229,6 +238,7 @@ impl TakeLibrary for MemoryLibrary {
         if self.takes.len() == before {
             return Err(not_found(name));
         }
+        self.revision = self.revision.wrapping_add(1);
         Ok(())
     }
 
@@ -258,6 +268,10 @@ impl TakeLibrary for MemoryLibrary {
 
     fn faults(&self) -> Bounded<Fault, 2> {
         self.faults.clone()
+    }
+
+    fn card(&self) -> Option<CardStatus> {
+        self.card.clone()
     }
 
     fn locked(&self) -> bool {

@@ -76,7 +76,15 @@ pub(super) fn command<'a>(m: &Message<'a>) -> Result<Command<'a>, &'static str> 
         }
         "/llv/stop" => Command::Request(Request::Stop),
         "/llv/status" => Command::Request(Request::Status),
-        "/llv/takes" => Command::Request(Request::List),
+        "/llv/takes" => Command::Request(Request::ListPage {
+            start: match args.next() {
+                None => 0,
+                Some(a) => a
+                    .as_count()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .ok_or("/llv/takes: start is a whole number (0 for the first page)")?,
+            },
+        }),
         "/llv/subscribe" => match args.next() {
             None => Command::Subscribe(DEFAULT_SUBSCRIPTION_S),
             Some(a) => Command::Subscribe(

@@ -78,21 +78,16 @@ where
             close: false,
         };
     }
-    let library = control.library.lock().await;
-    // Everything is done without waiting: OSC asks for nothing that waits on
-    // the library (uploads, deletes and settings are the binary protocol's),
-    // so the door's futures hold no request, response or library work.
+    let mut library = control.library.lock().await;
+    // OSC asks for nothing that writes to the library (uploads, deletes and
+    // settings are the binary protocol's): what waits is a list's page or a
+    // take opened to play, read from the library while it is held.
     match prepare(m, client, source, mode, control, &*library, device, out) {
-        Ok(_) => {
-            let mut handled = Handled {
-                reply: 0,
-                wait: None,
-                close: false,
-            };
-            handled.reply = reply(out, m.address, ReplyStatus::Error, |j| {
-                j.string("not over OSC")
-            });
-            handled
+        Ok((connect, pending)) => {
+            let response = client.session.finish(pending, &mut *library, device).await;
+            answered(
+                m.address, connect, &response, client, source, mode, control, out,
+            )
         }
         Err(handled) => handled,
     }

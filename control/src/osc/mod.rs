@@ -12,7 +12,7 @@
 //! | `/llv/chase` | `take [offset]` (`HH:MM:SS:FF`; the take's own timecode by default) | `Play` following Art-Net timecode |
 //! | `/llv/stop` | | `Stop` |
 //! | `/llv/status` | | `Status` |
-//! | `/llv/takes` | | `List` |
+//! | `/llv/takes` | `[start]` (0 by default) | `ListPage`: a page of the takes |
 //! | `/llv/subscribe` | `[seconds]` (3600 by default, 0 ends it) | the state pushed on every change and each second |
 //!
 //! Every message gets one reply `/reply<address>` whose one string argument
@@ -60,7 +60,7 @@ pub use udp::{ReplySink, UdpDoor};
 /// a larger one gets an error reply.
 pub const MAX_PACKET: usize = 512;
 /// Largest reply packet (fits one Ethernet frame over UDP; a list of takes
-/// that does not fit says how many more there are).
+/// says where the next page starts when more follow).
 pub const MAX_REPLY: usize = 1024;
 /// Messages of one packet (a bundle) the door runs.
 pub const MAX_MESSAGES: usize = 8;

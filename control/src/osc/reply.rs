@@ -57,7 +57,12 @@ pub(super) fn response_reply(
         Response::Status(status) => {
             reply(out, address, ReplyStatus::Ok, |j| status_json(j, status))
         }
-        Response::List { takes } => reply(out, address, ReplyStatus::Ok, |j| takes_json(j, takes)),
+        Response::List { takes } => reply(out, address, ReplyStatus::Ok, |j| {
+            takes_json(j, takes, 0, takes.len() as u32)
+        }),
+        Response::Takes(page) => reply(out, address, ReplyStatus::Ok, |j| {
+            takes_json(j, &page.takes, page.start, page.total)
+        }),
         // No OSC address asks for the settings or the clock.
         Response::Settings { .. } | Response::Clock { .. } => {
             reply(out, address, ReplyStatus::Ok, |j| j.raw("null"))

@@ -88,13 +88,17 @@ pub async fn keep_card<F: NorFlash, D: Slot>(
                 }
                 embassy_futures::yield_now().await;
             }
+            Scanned::Removed { file } => {
+                info!("card: {=str} removed (an upload cut short)", file.as_str());
+                embassy_futures::yield_now().await;
+            }
             Scanned::Done => {
                 info!("card scanned");
-                let on_card = settings.autoplay.as_ref().is_some_and(|a| {
-                    library
-                        .try_lock()
-                        .is_ok_and(|s| s.card.reader(&a.take).is_some())
-                });
+                let on_card = match &settings.autoplay {
+                    Some(a) => library.lock().await.card.find(&a.take).await,
+                    None => Ok(None),
+                };
+                let on_card = matches!(on_card, Ok(Some(_)));
                 if !autoplayed && on_card && state.playing().is_none() {
                     autoplay(library, state, settings).await;
                 }

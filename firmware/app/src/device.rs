@@ -316,7 +316,7 @@ pub async fn autoplay<F: NorFlash, D: Slot>(
     state: &BoxState,
     settings: &Settings,
 ) {
-    let store = store.lock().await;
+    let mut store = store.lock().await;
     state.apply_settings(settings);
     let Some(auto) = &settings.autoplay else {
         return;
@@ -329,7 +329,7 @@ pub async fn autoplay<F: NorFlash, D: Slot>(
         Some(spec) => Start::Chase(spec),
         None => Start::Now,
     };
-    match store.open(&auto.take) {
+    match store.open(&auto.take).await {
         Ok(reader) => {
             info!("autoplay {=str}", auto.take.as_str());
             state.request_play(reader, &settings.targets, auto.loop_count, start);

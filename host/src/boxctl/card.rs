@@ -1,17 +1,20 @@
-//! `llv card write|list|check CARD`: takes on a microSD card for the box,
-//! on a mounted card's folder or in a FAT image file. Images go through the
-//! box's own card library (`llv-box-card`): the same folder, 8.3 names,
-//! checks and commit (the magic written last) as an upload over the network;
-//! on a folder, a temporary file renamed into place.
+//! `llv card write|list|check|repair|format CARD`: takes on a microSD card
+//! for the box, on a mounted card's folder or in a FAT image file (or a
+//! card's block device). Images go through the box's own card library
+//! (`llv-card`): the same folder, 8.3 names, checks and commit (the magic
+//! written last) as an upload over the network; on a folder, a temporary
+//! file renamed into place. `list` and `check` never write to the card;
+//! `repair` removes uploads cut short, as the box does when the card goes in.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, ensure, Context, Result};
 use clap::{Args, Subcommand};
+use llv_card::format::{format, Plan};
 use llv_card::image::{on_image, ImageFile};
 use llv_card::names::{file_name, is_take_file, DIR, TEMP};
-use llv_card::Scanned;
+use llv_card::{CardError, CardFault, CardPort, Mode, Scanned};
 use llv_core::control::MAX_CHUNK;
 use llv_core::take::{ImageCheck, TakeHeader};
 
@@ -22,9 +25,10 @@ use crate::recording;
 /// Arguments of `llv card`.
 #[derive(Args, Debug)]
 #[command(
-    after_help = "A card image file needs an MBR partition formatted FAT32 (or FAT16), as cards \
-come; for example, 256 MiB (sfdisk from util-linux, mkfs.fat from dosfstools):\n  truncate -s 256M card.img\n  echo 'start=2048, type=c' | sfdisk card.img\n  \
-mkfs.fat -F 32 --offset 2048 card.img"
+    after_help = "A card for the box holds an MBR partition formatted FAT32 (or FAT16), as cards \
+up to 32 GB come. Cards over 32 GB come formatted exFAT, which the box does not read: format \
+them with `llv card format` (it erases the card). An image file to try things on:\n  \
+truncate -s 256M card.img\n  llv card format card.img"
 )]
 pub struct CardArgs {
     /// What to do.
@@ -44,15 +48,31 @@ pub enum CardAction {
         #[command(flatten)]
         read: ReadArgs,
     },
-    /// List the takes the box would play from the card.
+    /// List the takes the box would play from the card (the card is not written).
     List {
         /// The card: a mounted card's folder, or a FAT16/FAT32 image file.
         card: PathBuf,
     },
-    /// Check every take file on the card as the box does; fails if one does not check out.
+    /// Check every take file on the card as the box does; fails if one does
+    /// not check out (the card is not written).
     Check {
         /// The card: a mounted card's folder, or a FAT16/FAT32 image file.
         card: PathBuf,
+    },
+    /// Remove uploads cut short (a power cut, a pulled card), as the box does
+    /// when the card goes in.
+    Repair {
+        /// The card: a FAT16/FAT32 image file or a card's block device.
+        card: PathBuf,
+    },
+    /// Erase the card and make it one for the box: an MBR and a FAT32 volume
+    /// laid out as the SD specification recommends (64 MiB to 2 TiB).
+    Format {
+        /// The card: an image file, or a card's block device (`/dev/sdX`, `/dev/mmcblkN`).
+        card: PathBuf,
+        /// Format a block device (it erases everything on it).
+        #[arg(long)]
+        yes: bool,
     },
 }
 
@@ -66,14 +86,18 @@ struct Verdict {
 pub fn run(args: &CardArgs) -> Result<()> {
     match &args.action {
         CardAction::Write { card, files, read } => {
+            let mut takes = Vec::new();
             for file in files {
                 let name = file
                     .file_stem()
                     .and_then(|s| s.to_str())
                     .with_context(|| format!("{}: no usable file name", file.display()))?;
                 let take = recording::load(file, &read.options())?.take;
-                let image = image_of(file, name, &take)?;
-                let written = write(card, &image).with_context(|| format!("{}", card.display()))?;
+                takes.push((file, name, image_of(file, name, &take)?));
+            }
+            let images: Vec<&[u8]> = takes.iter().map(|(_, _, i)| i.as_slice()).collect();
+            let written = write(card, &images).with_context(|| format!("{}", card.display()))?;
+            for ((file, name, _), written) in takes.iter().zip(written) {
                 println!("{}: {name} as {DIR}/{written}", file.display());
             }
             Ok(())
@@ -104,61 +128,83 @@ pub fn run(args: &CardArgs) -> Result<()> {
                     }
                 }
             }
+            let good = verdicts.len() - bad;
             if bad > 0 {
-                bail!("{bad} of {} take files do not check out", verdicts.len());
+                bail!(
+                    "{bad} of {} take files do not check out ({good} takes)",
+                    verdicts.len()
+                );
             }
+            println!("{good} takes, all check out");
             Ok(())
         }
+        CardAction::Repair { card } => repair(card),
+        CardAction::Format { card, yes } => format_card(card, *yes),
     }
 }
 
-/// Writes `image` to the card; returns its file name.
-fn write(card: &Path, image: &[u8]) -> Result<String> {
-    let header = TakeHeader::parse(image).map_err(|e| anyhow!("{e}"))?;
+/// Writes `images` to the card (an image file is mounted once for all);
+/// returns their file names.
+fn write(card: &Path, images: &[&[u8]]) -> Result<Vec<String>> {
+    let mut headers = Vec::new();
+    for image in images {
+        headers.push(TakeHeader::parse(image).map_err(|e| anyhow!("{e}"))?);
+    }
     if card.is_dir() {
         let dir = card.join(DIR);
         fs::create_dir_all(&dir)?;
-        let others: Vec<(String, String)> = verdicts(card)?
-            .into_iter()
-            .filter_map(|v| v.take.ok().map(|h| (v.file, h.name.to_string())))
-            .collect();
-        let file = match others.iter().find(|(_, n)| *n == header.name.as_str()) {
-            Some((f, _)) => f.clone(),
-            None => file_name(&header.name, |f| others.iter().any(|(o, _)| o == f)).to_string(),
-        };
-        let temp = dir.join(TEMP);
-        fs::write(&temp, image)?;
-        fs::rename(&temp, dir.join(&file))?;
-        return Ok(file);
+        let mut written = Vec::new();
+        for (image, header) in images.iter().zip(&headers) {
+            let others: Vec<(String, String)> = verdicts(card)?
+                .into_iter()
+                .filter_map(|v| v.take.ok().map(|h| (v.file, h.name.to_string())))
+                .collect();
+            let file = match others.iter().find(|(_, n)| *n == header.name.as_str()) {
+                Some((f, _)) => f.clone(),
+                None => file_name(&header.name, |f| others.iter().any(|(o, _)| o == f)).to_string(),
+            };
+            let temp = dir.join(TEMP);
+            fs::write(&temp, image)?;
+            fs::rename(&temp, dir.join(&file))?;
+            written.push(file);
+        }
+        return Ok(written);
     }
-    on_image(
+    let written = on_image(
         open_image(card, true)?,
+        Mode::Write,
         |_| {},
         async |c| {
-            let id = c.begin_upload(&header.name, header.total_len, header.crc32)?;
-            for (i, chunk) in image.chunks(MAX_CHUNK).enumerate() {
-                c.write_chunk(id, (i * MAX_CHUNK) as u32, chunk)?;
+            if let (false, Some(f)) = (c.mounted(), c.fault().cloned()) {
+                return Err(anyhow!("{f}"));
             }
-            c.commit_upload(id).await?;
-            let file = c
-                .takes()
-                .iter()
-                .find(|t| t.header.name == header.name)
-                .map(|t| t.file.to_string());
-            Ok(file.unwrap_or_default())
+            let mut written = Vec::new();
+            for (image, header) in images.iter().zip(&headers) {
+                let id = c
+                    .begin_upload(&header.name, header.total_len, header.crc32)
+                    .await?;
+                for (i, chunk) in image.chunks(MAX_CHUNK).enumerate() {
+                    c.write_chunk(id, (i * MAX_CHUNK) as u32, chunk).await?;
+                }
+                c.commit_upload(id).await?;
+                let i = c.find(&header.name).await?;
+                let i = i.context("the take does not list after its upload")?;
+                written.push(c.file(i).await?.to_string());
+            }
+            Ok::<_, anyhow::Error>(written)
         },
-    )
-    .map_err(|e: llv_card::CardError| match e {
-        llv_card::CardError::NoCard => anyhow!("{NOT_FORMATTED}"),
-        e => anyhow!("{e}"),
+    );
+    written.map_err(|e| match e.downcast_ref::<CardError>() {
+        Some(CardError::NoCard) => anyhow!("{NOT_FORMATTED}"),
+        _ => e,
     })
 }
 
 /// What an image without a volume the box can mount needs.
 const NOT_FORMATTED: &str = "no FAT16 or FAT32 volume in the image's first MBR partition, \
-    where the box looks: partition and format it as a card comes (see `llv card --help`)";
+    where the box looks: format it with `llv card format` (see `llv card --help`)";
 
-/// Every take file of the card and its verdict.
+/// Every take file of the card and its verdict; reads the card only.
 fn verdicts(card: &Path) -> Result<Vec<Verdict>> {
     let mut out = Vec::new();
     if card.is_dir() {
@@ -168,7 +214,7 @@ fn verdicts(card: &Path) -> Result<Vec<Verdict>> {
         };
         let mut files: Vec<String> = entries
             .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .filter(|f| is_take_file(f))
+            .filter(|f| is_take_file(f) && !f.starts_with('.'))
             .collect();
         files.sort();
         for file in files {
@@ -182,11 +228,9 @@ fn verdicts(card: &Path) -> Result<Vec<Verdict>> {
         }
         return Ok(out);
     }
-    // Writable if it can be: the scan deletes what a cut upload left, as
-    // the box does.
-    let img = open_image(card, true).or_else(|_| open_image(card, false))?;
-    on_image(
-        img,
+    let fault = on_image(
+        open_image(card, false)?,
+        Mode::Read,
         |s| {
             if let Scanned::Checked { file, verdict } = s {
                 out.push(Verdict {
@@ -195,13 +239,68 @@ fn verdicts(card: &Path) -> Result<Vec<Verdict>> {
                 });
             }
         },
-        async |c| c.fault().map(ToString::to_string),
-    )
-    .map_or(Ok(()), |fault| match fault.starts_with("card: no FAT") {
-        true => Err(anyhow!("{}: {fault}", card.display())),
-        false => Ok(()),
-    })?;
+        async |c| (!c.mounted()).then(|| c.fault().cloned()).flatten(),
+    );
+    if let Some(f @ CardFault::NoVolume(_)) = fault {
+        bail!("{}: {f}", card.display());
+    }
     Ok(out)
+}
+
+/// `llv card repair`: removes uploads cut short.
+fn repair(card: &Path) -> Result<()> {
+    ensure!(
+        !card.is_dir(),
+        "{}: a mounted card's folder holds no cut uploads (its files are renamed into place)",
+        card.display()
+    );
+    let mut removed = Vec::new();
+    let fault = on_image(
+        open_image(card, true)?,
+        Mode::Write,
+        |s| {
+            if let Scanned::Removed { file } = s {
+                removed.push(file.to_string());
+            }
+        },
+        async |c| (!c.mounted()).then(|| c.fault().cloned()).flatten(),
+    );
+    if let Some(f) = fault {
+        bail!("{}: {f}", card.display());
+    }
+    for file in &removed {
+        println!("{DIR}/{file}: an upload cut short, removed");
+    }
+    println!("{} cut uploads removed", removed.len());
+    Ok(())
+}
+
+/// `llv card format`: an MBR and FAT32 as the SD specification lays them out.
+fn format_card(card: &Path, yes: bool) -> Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = fs::metadata(card)
+        .with_context(|| format!("{}: no such image file or device", card.display()))?
+        .file_type();
+    ensure!(
+        !kind.is_block_device() || yes,
+        "{} is a block device: formatting erases everything on it; add --yes to go ahead",
+        card.display()
+    );
+    let image = open_image(card, true)?;
+    let blocks = image.blocks();
+    let plan = Plan::for_card(blocks).map_err(|e| anyhow!("{}: {e}", card.display()))?;
+    let port: &'static CardPort<ImageFile> = Box::leak(Box::new(CardPort::new(image)));
+    embassy_futures::block_on(format(port, blocks, &plan))
+        .map_err(|e| anyhow!("{}: the format failed: {e:?}", card.display()))?;
+    println!(
+        "{}: FAT32, {} clusters of {} KiB, partition from block {}, data aligned to {} KiB",
+        card.display(),
+        plan.clusters,
+        plan.per_cluster / 2,
+        plan.start,
+        plan.unit / 2
+    );
+    Ok(())
 }
 
 fn open_image(path: &Path, write: bool) -> Result<ImageFile> {

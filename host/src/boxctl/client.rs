@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use llv_core::control::{
-    body_len, decode, encode, ErrorCode, Request, Response, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
+    body_len, decode, encode, ErrorCode, Request, Response, TakeInfo, MAX_FRAME, PREFIX_LEN,
+    PROTOCOL_VERSION,
 };
 use llv_core::settings::Target;
 
@@ -32,6 +33,8 @@ pub struct BoxClient {
 const RETRIES: u32 = 3;
 /// The wait before the first retry; it doubles each time.
 const RETRY_AFTER: Duration = Duration::from_millis(100);
+/// How often a list that changed while its pages were read is read again.
+const LIST_TRIES: u32 = 5;
 
 impl BoxClient {
     /// Connects to `addr` (`HOST[:PORT]` or the box's name, port 11113 by
@@ -107,6 +110,37 @@ impl BoxClient {
         }
     }
 
+    /// Every take the box holds, read a page at a time; read again from the
+    /// first page when the list changed meanwhile (a card scanned, an
+    /// upload), at most [`LIST_TRIES`] times.
+    pub fn list_all(&mut self) -> Result<Vec<TakeInfo>> {
+        for _ in 0..LIST_TRIES {
+            let mut takes = Vec::new();
+            let mut revision = None;
+            let whole = loop {
+                let start = takes.len() as u32;
+                let Response::Takes(page) = self.call(&Request::ListPage { start })? else {
+                    bail!("the box answered ListPage with something else");
+                };
+                if revision.is_some_and(|r| r != page.revision) {
+                    break false;
+                }
+                revision = Some(page.revision);
+                if page.takes.is_empty() || page.start != start {
+                    break start >= page.total;
+                }
+                takes.extend(page.takes);
+                if takes.len() as u32 >= page.total {
+                    break true;
+                }
+            };
+            if whole {
+                return Ok(takes);
+            }
+        }
+        bail!("the box's takes kept changing while they were listed ({LIST_TRIES} tries)")
+    }
+
     /// Sends `request` and reads the response, whatever it is.
     fn exchange(&mut self, request: &Request<'_>) -> Result<Response> {
         let frame = encode(request, &mut self.buf)
@@ -170,6 +204,7 @@ fn name_of(request: &Request<'_>) -> &'static str {
         Request::GetSettings => "GetSettings",
         Request::SetSettings { .. } => "the settings",
         Request::Clock => "Clock",
+        Request::ListPage { .. } => "ListPage",
     }
 }
 

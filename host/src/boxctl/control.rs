@@ -137,9 +137,7 @@ fn act(client: &mut BoxClient, action: &BoxAction, json: bool) -> Result<()> {
             }
         }
         BoxAction::List => {
-            let Response::List { takes } = client.call(&Request::List)? else {
-                bail!("the box answered List with something else");
-            };
+            let takes = client.list_all()?;
             if json {
                 println!("{}", serde_json::to_string(&takes)?);
             } else {
@@ -496,6 +494,24 @@ fn print_status(client: &BoxClient, s: &Status) {
         "flash    {} bytes used, {} free",
         s.used_bytes, s.free_bytes
     );
+    if let Some(c) = &s.card {
+        let scanning = if c.scanning { ", scanning" } else { "" };
+        println!("card     {} takes{scanning}", c.takes);
+        if c.bad_files > 0 {
+            let names: Vec<String> = c.bad.iter().map(|f| format!("LLV/{f}")).collect();
+            let more = c.bad_files as usize - names.len();
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            println!(
+                "  {} files that are not takes: {}{more}",
+                c.bad_files,
+                names.join(", ")
+            );
+        }
+    }
     for f in &s.faults {
         println!("fault    {:?}: {}", f.code, f.detail);
     }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use llv_core::control::{Place, Request, Response, MAX_CHUNK};
+use llv_core::control::{Place, Request, MAX_CHUNK};
 use llv_core::take::{build_image, image_len, BuildError, NAME_LEN};
 use llv_core::time::FrameRate;
 use serde::Serialize;
@@ -74,9 +74,7 @@ pub fn run(args: &FlashArgs) -> Result<()> {
     let token = args.token.token()?;
     let mut client = BoxClient::connect(&args.box_addr, token.as_deref())?;
     upload(&mut client, &name, &image, header.crc32, args.to)?;
-    let Response::List { takes } = client.call(&Request::List)? else {
-        bail!("the box answered List with something else");
-    };
+    let takes = client.list_all()?;
     let listed = takes.iter().find(|t| t.name == name.as_str());
     match listed {
         Some(t)

@@ -23,8 +23,10 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use heapless::Vec as Bounded;
-use llv_control::library::{not_found, upload_refusal, Refusal, Take as LibraryTake, TakeLibrary};
-use llv_core::control::{ErrorCode, Fault, Place, TakeInfo, LIVE_LINK_PORT, MAX_TAKES};
+use llv_control::library::{
+    not_found, page_of, upload_refusal, Refusal, Take as LibraryTake, TakeLibrary,
+};
+use llv_core::control::{CardStatus, ErrorCode, Fault, Place, TakeInfo, TakePage, LIVE_LINK_PORT};
 use llv_core::settings::{Settings, Target};
 use llv_core::take::{TakeHeader, TakeImage, UploadError, NAME_LEN};
 
@@ -105,6 +107,15 @@ impl Folder {
         };
         folder.rescan();
         Ok(folder)
+    }
+
+    /// A digest of the takes' names and CRCs: it changes when a take comes,
+    /// goes or changes.
+    fn revision(&self) -> u32 {
+        self.takes.iter().fold(0u32, |r, (name, t)| {
+            let named = name.bytes().fold(r, |r, b| r.rotate_left(5) ^ u32::from(b));
+            named.rotate_left(7) ^ t.header.crc32
+        })
     }
 
     /// The folder.
@@ -202,21 +213,18 @@ fn refused(code: ErrorCode, text: impl std::fmt::Display) -> Refusal {
 impl TakeLibrary for Folder {
     type Take = FolderTake;
 
-    fn list(&self) -> Bounded<TakeInfo, MAX_TAKES> {
-        self.takes
-            .iter()
-            .take(MAX_TAKES)
-            .map(|(name, t)| TakeInfo {
-                name: llv_core::control::bounded(name),
-                frame_count: t.header.frame_count,
-                total_len: t.header.total_len,
-                crc32: t.header.crc32,
-                place: Place::Internal,
-            })
-            .collect()
+    async fn list_page(&mut self, start: u32) -> Result<TakePage, Refusal> {
+        let takes = self.takes.iter().map(|(name, t)| TakeInfo {
+            name: llv_core::control::bounded(name),
+            frame_count: t.header.frame_count,
+            total_len: t.header.total_len,
+            crc32: t.header.crc32,
+            place: Place::Internal,
+        });
+        Ok(page_of(takes, start, self.revision()))
     }
 
-    fn open(&self, name: &str) -> Result<FolderTake, Refusal> {
+    async fn open(&mut self, name: &str) -> Result<FolderTake, Refusal> {
         let t = self.takes.get(name).ok_or_else(|| not_found(name))?;
         Ok(FolderTake {
             header: t.header.clone(),
@@ -358,6 +366,10 @@ impl TakeLibrary for Folder {
     fn free_bytes(&self) -> u32 {
         // A folder has no fixed size: as much as the protocol can say.
         u32::MAX
+    }
+
+    fn card(&self) -> Option<CardStatus> {
+        None
     }
 
     fn faults(&self) -> Bounded<Fault, 2> {

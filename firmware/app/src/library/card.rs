@@ -10,9 +10,14 @@ pub fn card_error(e: &CardError, name: &str) -> Refusal {
     let code = match e {
         CardError::NotFound => return not_found(name),
         CardError::Upload(e) => return upload_refusal(e),
-        CardError::NoCard | CardError::Removed | CardError::Io(_) => ErrorCode::Flash,
-        CardError::Full | CardError::NoSpace => ErrorCode::NoSpace,
+        CardError::NoCard
+        | CardError::Removed
+        | CardError::Io
+        | CardError::Damaged
+        | CardError::ReadOnlyMount => ErrorCode::Flash,
+        CardError::Full | CardError::NoSpace | CardError::FolderFull => ErrorCode::NoSpace,
         CardError::Busy | CardError::NoUpload => ErrorCode::UploadOrder,
+        CardError::ReadOnly { .. } => ErrorCode::Invalid,
         CardError::Image(llv_core::take::TakeError::Crc { .. }) => ErrorCode::Crc,
         CardError::Image(_) => ErrorCode::BadImage,
     };

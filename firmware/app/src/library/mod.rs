@@ -1,8 +1,9 @@
 //! The box's take library: the flash store (small, always there) and the
 //! card (hours of takes, may be pulled out) as one [`TakeLibrary`].
 //!
-//! - `List` shows the flash takes, then the card's (each with its
-//!   [`Place`]), at most [`MAX_TAKES`] in all.
+//! - The list is the flash takes, then the card's (each with its
+//!   [`Place`]), a page at a time; a card take's name, length and CRC are
+//!   read from its header on the card as its page is asked for.
 //! - A name means the flash take first, then the card's: `Play`, `Delete`
 //!   and autoplay work the same for both. An upload is refused when the
 //!   name lives at the other place (one name, one take, through the box's
@@ -23,8 +24,8 @@ use embedded_storage_async::nor_flash::NorFlash;
 use heapless::Vec;
 use llv_box_store::{Store, StoreFault, TakeReader};
 use llv_card::{Card, CardReader, Slot};
-use llv_control::library::{not_found, Refusal, Take, TakeLibrary};
-use llv_core::control::{ErrorCode, Fault, Place, TakeInfo, MAX_TAKES};
+use llv_control::library::{Refusal, Take, TakeLibrary};
+use llv_core::control::{CardStatus, ErrorCode, Fault, Place, TakeInfo, TakePage, PAGE_TAKES};
 use llv_core::settings::Settings;
 use llv_core::take::TakeHeader;
 
@@ -61,8 +62,9 @@ impl Take for BoxTake {
 }
 
 impl<F: NorFlash, D: Slot> BoxLibrary<F, D> {
-    fn on_card(&self, name: &str) -> bool {
-        self.card.takes().iter().any(|t| t.header.name == name)
+    async fn on_card(&mut self, name: &str) -> Result<bool, Refusal> {
+        let found = self.card.find(name).await;
+        found.map(|i| i.is_some()).map_err(|e| card_error(&e, name))
     }
 
     fn on_flash(&self, name: &str) -> bool {
@@ -73,31 +75,54 @@ impl<F: NorFlash, D: Slot> BoxLibrary<F, D> {
 impl<F: NorFlash, D: Slot> TakeLibrary for BoxLibrary<F, D> {
     type Take = BoxTake;
 
-    fn list(&self) -> Vec<TakeInfo, MAX_TAKES> {
-        let mut takes = self.store.list();
-        for t in self.card.takes() {
-            let info = TakeInfo {
-                name: t.header.name.clone(),
-                frame_count: t.header.frame_count,
-                total_len: t.header.total_len,
-                crc32: t.header.crc32,
-                place: Place::Card,
+    async fn list_page(&mut self, start: u32) -> Result<TakePage, Refusal> {
+        let flash = self.store.list();
+        let on_card = self.card.takes().len();
+        let total = flash.len() + on_card;
+        // The flash's takes change the revision through their names and CRCs.
+        let revision = flash.iter().fold(self.card.revision(), |r, t| {
+            let named = t
+                .name
+                .bytes()
+                .fold(r, |r, b| r.rotate_left(5) ^ u32::from(b));
+            named.rotate_left(7) ^ t.crc32
+        });
+        let mut page = TakePage {
+            start,
+            total: total as u32,
+            revision,
+            takes: Vec::new(),
+        };
+        let from = start as usize;
+        for i in from..total.min(from.saturating_add(PAGE_TAKES)) {
+            let info = match flash.get(i) {
+                Some(t) => t.clone(),
+                None => {
+                    let header = self.card.header(i - flash.len()).await;
+                    let h = header.map_err(|e| card_error(&e, ""))?;
+                    TakeInfo {
+                        name: h.name,
+                        frame_count: h.frame_count,
+                        total_len: h.total_len,
+                        crc32: h.crc32,
+                        place: Place::Card,
+                    }
+                }
             };
-            if takes.push(info).is_err() {
-                break;
-            }
+            // The page holds PAGE_TAKES: cannot overflow.
+            let _ = page.takes.push(info);
         }
-        takes
+        Ok(page)
     }
 
-    fn open(&self, name: &str) -> Result<BoxTake, Refusal> {
+    async fn open(&mut self, name: &str) -> Result<BoxTake, Refusal> {
         if let Ok(t) = self.store.reader(name) {
             return Ok(BoxTake::Flash(t));
         }
-        self.card
-            .reader(name)
-            .map(BoxTake::Card)
-            .ok_or_else(|| not_found(name))
+        match self.card.reader(name).await {
+            Ok(reader) => Ok(BoxTake::Card(reader)),
+            Err(e) => Err(card_error(&e, name)),
+        }
     }
 
     async fn begin_upload(
@@ -108,7 +133,7 @@ impl<F: NorFlash, D: Slot> TakeLibrary for BoxLibrary<F, D> {
         place: Place,
     ) -> Result<u32, Refusal> {
         let elsewhere = match place {
-            Place::Internal => self.on_card(name),
+            Place::Internal => self.on_card(name).await?,
             Place::Card => self.on_flash(name),
         };
         if elsewhere {
@@ -129,7 +154,7 @@ impl<F: NorFlash, D: Slot> TakeLibrary for BoxLibrary<F, D> {
                 .await
                 .map_err(store_error),
             Place::Card => {
-                let begun = self.card.begin_upload(name, total_len, crc32);
+                let begun = self.card.begin_upload(name, total_len, crc32).await;
                 begun
                     .map(|id| id | CARD_UPLOAD)
                     .map_err(|e| card_error(&e, name))
@@ -145,7 +170,7 @@ impl<F: NorFlash, D: Slot> TakeLibrary for BoxLibrary<F, D> {
                 .await
                 .map_err(store_error);
         }
-        let written = self.card.write_chunk(id & !CARD_UPLOAD, offset, data);
+        let written = self.card.write_chunk(id & !CARD_UPLOAD, offset, data).await;
         written.map_err(|e| card_error(&e, ""))
     }
 
@@ -182,7 +207,7 @@ impl<F: NorFlash, D: Slot> TakeLibrary for BoxLibrary<F, D> {
             let deleted = self.store.delete(name).await;
             return deleted.map_err(|e| take_error(e, name));
         }
-        let deleted = self.card.delete(name);
+        let deleted = self.card.delete(name).await;
         deleted.map_err(|e| card_error(&e, name))
     }
 
@@ -209,6 +234,16 @@ impl<F: NorFlash, D: Slot> TakeLibrary for BoxLibrary<F, D> {
             let _ = faults.push(card_fault(f));
         }
         faults
+    }
+
+    fn card(&self) -> Option<CardStatus> {
+        let bad = self.card.bad_files();
+        Some(CardStatus {
+            scanning: self.card.scanning(),
+            takes: self.card.takes().len() as u32,
+            bad_files: bad.count,
+            bad: bad.names.clone(),
+        })
     }
 
     fn locked(&self) -> bool {

@@ -7,7 +7,9 @@
 //! - `card=PATH`: a FAT image in a host file, the box's microSD card (the
 //!   slot is empty while `PATH.out` exists); `card_stall_ms=N` and
 //!   `card_stall_every_ms=M` make every card read in the first N ms of each
-//!   M ms wait until then;
+//!   M ms wait until then; `card_parts=N`: the image is N files of 1 GiB,
+//!   `PATH.0` to `PATH.N-1` (the last may be shorter), for cards of 2 GiB
+//!   and more (`llv_hal_mps2::file_card` says why);
 //! - `factory_reset=on`: clear the stored settings at power-up, keep the
 //!   takes (what holding the NUCLEO's USER button does);
 //! - `hang_after_ms=N` (feature `test-faults` only): N ms after a boot that
@@ -31,6 +33,8 @@ pub struct BoardKeys {
     pub card_stall: Duration,
     /// `card_stall_every_ms=`.
     pub card_stall_every: Duration,
+    /// `card_parts=` (0: one file).
+    pub card_parts: u32,
     /// `factory_reset=on`.
     pub factory_reset: bool,
     /// `hang_after_ms=`.
@@ -47,6 +51,7 @@ pub fn split(line: &str) -> Result<(BoardKeys, String<CMDLINE_MAX>), &str> {
         card: None,
         card_stall: Duration::from_ticks(0),
         card_stall_every: Duration::from_secs(3),
+        card_parts: 0,
         factory_reset: false,
         #[cfg(feature = "test-faults")]
         hang_after: None,
@@ -78,6 +83,10 @@ pub fn split(line: &str) -> Result<(BoardKeys, String<CMDLINE_MAX>), &str> {
         }
         if let Some(ms) = word.strip_prefix("card_stall_every_ms=") {
             keys.card_stall_every = millis(ms).filter(|d| d.as_ticks() > 0).ok_or(word)?;
+            continue;
+        }
+        if let Some(n) = word.strip_prefix("card_parts=") {
+            keys.card_parts = n.parse().map_err(|_| word)?;
             continue;
         }
         if let Some(ms) = word.strip_prefix("erase_ms=") {

@@ -188,31 +188,25 @@ fn open(path: &[u8], erase_time: Duration) -> BoxFlash {
     }
 }
 
-/// Opens the card image (a card that cannot be opened is logged: the slot
-/// stays empty).
+/// Opens the card image (a card that cannot be opened is logged, and
+/// answers no read: the box reports it unusable).
 fn open_card(image: &[u8], out: &[u8], keys: &BoardKeys) -> BoxCard {
-    static PATHS: StaticCell<(
-        [u8; semihosting::CMDLINE_MAX],
-        [u8; semihosting::CMDLINE_MAX],
-    )> = StaticCell::new();
-    let paths = PATHS.init(([0; semihosting::CMDLINE_MAX], [0; semihosting::CMDLINE_MAX]));
-    paths.0[..image.len()].copy_from_slice(image);
-    paths.1[..out.len()].copy_from_slice(out);
-    let (Ok(image), Ok(out)) = (
-        CStr::from_bytes_until_nul(&paths.0[..]),
-        CStr::from_bytes_until_nul(&paths.1[..]),
-    ) else {
+    static OUT: StaticCell<[u8; semihosting::CMDLINE_MAX]> = StaticCell::new();
+    let out_path = OUT.init([0; semihosting::CMDLINE_MAX]);
+    out_path[..out.len()].copy_from_slice(out);
+    let Ok(out) = CStr::from_bytes_until_nul(&out_path[..]) else {
         return None;
     };
     let stalls = (keys.card_stall.as_ticks() > 0).then_some(Stalls {
         stall: keys.card_stall,
         every: keys.card_stall_every,
     });
-    let card = FileCard::open(image, out, stalls);
-    if card.is_none() {
-        defmt::error!("card image: cannot open it; the slot stays empty");
+    let path = image.strip_suffix(&[0]).unwrap_or(image);
+    let (card, failed) = FileCard::open(path, keys.card_parts, out, stalls);
+    if let Some(e) = failed {
+        defmt::error!("card image: {}", e);
     }
-    card
+    Some(card)
 }
 
 /// The CMSDK watchdog as the box's health keeper feeds it.
