@@ -11,7 +11,7 @@ use crate::args::{parse_rate, EditArgs, OutputArgs, ReadArgs};
 use crate::edit::join::Join;
 use crate::edit::retime::Retime;
 use crate::edit::smooth::{Params, Smooth};
-use crate::edit::trim::{Point, Trim};
+use crate::edit::trim::{self, Point, Trim};
 use crate::edit::values::{self, Adjust, Clamp, Mirror, Op};
 use crate::edit::{Frame, Pipeline};
 use crate::output;
@@ -167,6 +167,7 @@ impl Args {
         let from = point(&self.from, self.from_seconds, self.from_frame)?;
         let to = point(&self.to, self.to_seconds, self.to_frame)?;
         if from.is_some() || to.is_some() {
+            trim::check_order(from, to)?;
             pipeline.then(Trim::new(from, to));
         }
         if let Some(rate) = self.retime {
@@ -236,12 +237,9 @@ pub fn run(args: Args) -> Result<()> {
     };
     let target = output.as_deref().filter(|_| !args.dry_run);
     if let Some(out) = target.filter(|o| !recording::is_stdio(o)) {
-        for input in &inputs {
-            if output::same_file(input, out) {
-                bail!("{}: the output would overwrite a take", out.display());
-            }
-        }
-        output::check_free(out, args.out.force)?;
+        let mut files: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
+        files.extend(args.modifiers.as_deref());
+        output::check(out, &files, args.out.force)?;
     }
     let mut pipeline = args.pipeline()?;
     let summary = match target {
