@@ -89,7 +89,7 @@ impl Transcode {
         let output = self.output.as_path();
         if !recording::is_stdio(output) {
             // Before the work: the write refuses again, atomically, if the file appears meanwhile.
-            output::check_free(output, self.out.force)?;
+            output::check(output, &[&self.input], self.out.force)?;
         }
         let mut frames = recording::open(&self.input, &self.read.options())?;
         let edit = self.edit.edit();

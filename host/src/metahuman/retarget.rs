@@ -41,17 +41,40 @@ pub struct Retargeter {
     terms: Vec<Vec<(usize, f64)>>,
     pose_count: usize,
     combine: Combine,
+    /// `--combine max` counts a pose that does not drive a curve as a 0
+    /// (MetaHuman's rule), or takes the maximum of the driving values alone.
+    max_counts_undriven: bool,
 }
 
 impl Retargeter {
-    /// Keeps the curves some pose drives (a non-zero weight), or all of them.
+    /// MetaHuman's pose asset: keeps the curves some pose drives (a non-zero
+    /// weight), or all of them; `--combine max` is over all poses, so a pose
+    /// that does not drive a curve counts as 0 and a curve never falls below
+    /// its rest value while any pose leaves it alone.
     pub fn new(asset: &PoseAsset, combine: Combine, all_curves: bool) -> Self {
+        Retargeter::build(asset, combine, all_curves, true)
+    }
+
+    /// A rig map's curves (every target a column): `--combine max` is the
+    /// largest of the signed values of the shapes that drive a curve, so one
+    /// shape with weight -1 gives its negated value.
+    pub fn for_rig(asset: &PoseAsset, combine: Combine) -> Self {
+        Retargeter::build(asset, combine, true, false)
+    }
+
+    fn build(
+        asset: &PoseAsset,
+        combine: Combine,
+        all_curves: bool,
+        max_counts_undriven: bool,
+    ) -> Self {
         let mut r = Retargeter {
             names: Vec::new(),
             rest: Vec::new(),
             terms: Vec::new(),
             pose_count: asset.poses.len(),
             combine,
+            max_counts_undriven,
         };
         for (j, name) in asset.curves.iter().enumerate() {
             let terms: Vec<(usize, f64)> = asset
@@ -80,14 +103,18 @@ impl Retargeter {
             let weighted = terms.iter().map(|&(i, w)| f64::from(shapes[i]) * w);
             let value = match self.combine {
                 Combine::Sum => weighted.sum(),
-                // The maximum over all poses: those with weight 0 contribute a 0.
+                // MetaHuman's maximum is over all poses: those with weight 0 contribute a 0.
                 Combine::Max => {
-                    let floor = if terms.len() < self.pose_count {
+                    let floor = if self.max_counts_undriven && terms.len() < self.pose_count {
                         0.0
                     } else {
                         f64::NEG_INFINITY
                     };
-                    weighted.fold(floor, f64::max)
+                    if terms.is_empty() {
+                        0.0
+                    } else {
+                        weighted.fold(floor, f64::max)
+                    }
                 }
             };
             *slot = rest + value;
@@ -217,5 +244,14 @@ mod tests {
         let max = Retargeter::new(&b, Combine::Max, false);
         max.apply(&shapes(1.0, 1.0), &mut out);
         assert_eq!(out, [1.0, -0.5]);
+        // A rig map's maximum is of the signed values of the driving shapes
+        // alone: `b` driven by JawOpen x -0.5 only is negative; a curve no
+        // shape drives is its rest value.
+        let mut c = a.clone();
+        c.poses[1].weights[1] = 0.0;
+        let rig = Retargeter::for_rig(&c, Combine::Max);
+        let mut all = [0.0; 4];
+        rig.apply(&shapes(0.5, 0.25), &mut all);
+        assert_eq!(all, [0.5, -0.25, 0.0, 1.0]);
     }
 }
