@@ -12,7 +12,8 @@ use llv_core::blendshape::COUNT;
 use llv_core::time::FrameTime;
 
 use super::pose_asset::PoseAsset;
-use crate::recording::csv::write_row;
+use crate::parallel::map_ordered;
+use crate::recording::csv::{push_row, BATCH, ROWS_PER_JOB};
 use crate::take::timecode;
 
 /// How the weighted values of the poses driving one curve combine.
@@ -131,12 +132,12 @@ pub fn write_curves(frames: &[Frame], map: &Retargeter, out: &mut dyn Write) -> 
     writer.finish()
 }
 
-/// Writes curves row by row: the header first, then one row per frame.
+/// Writes curves: the header first, then one row per frame, printed a batch
+/// at a time on every core ([`crate::parallel::map_ordered`]) and written in order.
 pub struct CurveWriter<'a> {
     out: &'a mut dyn Write,
     map: &'a Retargeter,
-    values: Vec<f64>,
-    line: String,
+    pending: Vec<Frame>,
     index: usize,
 }
 
@@ -147,32 +148,53 @@ impl<'a> CurveWriter<'a> {
         Ok(CurveWriter {
             out,
             map,
-            values: vec![0.0; map.curves().len()],
-            line: String::with_capacity(16 * map.curves().len()),
+            pending: Vec::with_capacity(BATCH),
             index: 0,
         })
     }
 
-    /// Writes the row of one frame.
+    /// Takes the row of one frame.
     pub fn frame(&mut self, frame: &Frame) -> Result<()> {
-        let tc = timecode(self.index, &frame.time)?;
+        self.pending.push(*frame);
         self.index += 1;
-        self.map.apply(&frame.shapes, &mut self.values);
-        write_row(
-            self.out,
-            &mut self.line,
-            format_args!("{tc}"),
-            self.values.iter().copied(),
-        )
+        if self.pending.len() >= BATCH {
+            self.print_pending()?;
+        }
+        Ok(())
     }
 
-    /// Rows written.
+    fn print_pending(&mut self) -> Result<()> {
+        let first = self.index - self.pending.len();
+        let chunks: Vec<&[Frame]> = self.pending.chunks(ROWS_PER_JOB).collect();
+        let map = self.map;
+        let print = |job: usize| -> Result<Vec<u8>> {
+            let rows = chunks[job];
+            let mut text = Vec::with_capacity(rows.len() * 12 * map.curves().len());
+            let mut values = vec![0.0; map.curves().len()];
+            for (k, frame) in rows.iter().enumerate() {
+                let tc = timecode(first + job * ROWS_PER_JOB + k, &frame.time)?;
+                map.apply(&frame.shapes, &mut values);
+                push_row(&mut text, format_args!("{tc}"), values.iter().copied())?;
+            }
+            Ok(text)
+        };
+        let out = &mut self.out;
+        map_ordered(chunks.len(), print, |text| -> Result<()> {
+            out.write_all(&text?)?;
+            Ok(())
+        })?;
+        self.pending.clear();
+        Ok(())
+    }
+
+    /// Rows taken.
     pub fn rows(&self) -> usize {
         self.index
     }
 
-    /// Flushes the output.
-    pub fn finish(self) -> Result<()> {
+    /// Writes the rows still held and flushes the output.
+    pub fn finish(mut self) -> Result<()> {
+        self.print_pending()?;
         self.out.flush()?;
         Ok(())
     }

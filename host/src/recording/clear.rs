@@ -484,7 +484,7 @@ impl FrameSink for Sink<'_> {
         layout::push_int(&mut start, self.count);
         start.extend_from_slice(layout::FRAMES_START);
         self.out.write_all(&start)?;
-        unspool(&mut self.body, self.out)?;
+        io::copy(&mut unspool(&mut self.body)?, self.out)?;
         self.out.write_all(layout::FILE_END)?;
         self.out.flush()
     }

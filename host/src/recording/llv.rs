@@ -15,11 +15,10 @@ use std::sync::Arc;
 
 use anyhow::{bail, Result};
 use flate2::bufread::GzDecoder;
-use flate2::write::GzEncoder;
-use flate2::Compression;
 use llv_core::llv_file::{self, frame_len, HEADER_LEN, PREFIX_LEN, VERSION};
 use llv_core::packet::{MAX_LEN, MIN_LEN};
 
+use super::gzip::{self, Blocks};
 use super::stream::{spool, unspool, Emitter, FrameSink, Input};
 
 /// Most body bytes per gzip byte read.
@@ -160,11 +159,13 @@ impl<R: BufRead> Body<'_, R> {
     }
 }
 
-/// Writes an LLV gzip recording: the body goes to a temporary file until the
-/// frame count, which the header carries, is known.
+/// Writes an LLV gzip recording as one gzip member: the body is deflated as
+/// it comes, on every core ([`gzip::Blocks`]), into a temporary file until
+/// the frame count, which the header at the start of the body carries, is
+/// known; then the header is deflated in front of it.
 pub struct Sink<'a> {
     out: &'a mut dyn Write,
-    body: io::BufWriter<std::fs::File>,
+    body: Option<Blocks<io::BufWriter<std::fs::File>>>,
     count: u64,
 }
 
@@ -173,7 +174,7 @@ impl<'a> Sink<'a> {
     pub fn new(out: &'a mut dyn Write) -> io::Result<Self> {
         Ok(Sink {
             out,
-            body: spool()?,
+            body: Some(Blocks::new(spool()?)),
             count: 0,
         })
     }
@@ -187,16 +188,18 @@ impl FrameSink for Sink<'_> {
             ));
         }
         self.count += 1;
-        self.body.write_all(&(packet.len() as u32).to_be_bytes())?;
-        self.body.write_all(packet)
+        let body = self.body.as_mut().ok_or_else(finished)?;
+        body.write_all(&(packet.len() as u32).to_be_bytes())?;
+        body.write_all(packet)
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        let mut gz = GzEncoder::new(&mut *self.out, Compression::default());
-        gz.write_all(&[VERSION])?;
-        gz.write_all(&(self.count as u32).to_be_bytes())?;
-        unspool(&mut self.body, &mut gz)?;
-        gz.finish()?.flush()
+        let (mut spooled, crc) = self.body.take().ok_or_else(finished)?.finish()?;
+        let mut head = [VERSION, 0, 0, 0, 0];
+        head[1..].copy_from_slice(&(self.count as u32).to_be_bytes());
+        let mut body = unspool(&mut spooled)?;
+        gzip::member(&mut *self.out, &head, &mut body, &crc)?;
+        self.out.flush()
     }
 
     fn count(&self) -> u64 {
@@ -204,11 +207,17 @@ impl FrameSink for Sink<'_> {
     }
 }
 
+fn finished() -> io::Error {
+    io::Error::other("the LLV file is already complete")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::recording::{read_bytes, Format};
     use crate::take::Take;
+    use flate2::write::GzEncoder;
+    use flate2::Compression;
 
     fn write(take: &Take, out: &mut dyn Write) -> io::Result<()> {
         Format::Llv.write(take, out, Default::default())

@@ -7,6 +7,7 @@
 //! | [`frames`] | [`Frames`]: any recording read frame by frame on a thread |
 //! | [`stream`] | what readers and writers build on: input, emitter, [`FrameSink`], spool |
 //! | [`native`], [`llv`], [`legacy`], [`clear`], [`csv`] | one format each |
+//! | [`gzip`] | one gzip member deflated on every core (LLV's files) |
 //! | [`clear_layout`] | clear JSON's exact byte layout as LLV prints it, both directions |
 //! | [`pyrepr`] | numbers and strings printed as Python's `json.dumps` prints them |
 //!
@@ -18,6 +19,7 @@ pub mod clear_layout;
 pub mod csv;
 pub mod format;
 pub mod frames;
+pub mod gzip;
 pub mod legacy;
 pub mod llv;
 pub mod native;

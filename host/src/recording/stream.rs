@@ -147,13 +147,12 @@ pub fn spool() -> io::Result<io::BufWriter<File>> {
     Ok(io::BufWriter::with_capacity(1 << 16, tempfile::tempfile()?))
 }
 
-/// Copies a spooled body to `out`.
-pub fn unspool(spool: &mut io::BufWriter<File>, out: &mut dyn Write) -> io::Result<()> {
+/// A spooled body, from its start.
+pub fn unspool(spool: &mut io::BufWriter<File>) -> io::Result<BufReader<&mut File>> {
     spool.flush()?;
     let file = spool.get_mut();
     file.rewind()?;
-    io::copy(&mut BufReader::with_capacity(1 << 16, file), out)?;
-    Ok(())
+    Ok(BufReader::with_capacity(1 << 16, file))
 }
 
 /// Runs a format reader on `read` and collects what it hands on (for unit tests).
