@@ -16,7 +16,7 @@ use crate::edit::values::{self, Adjust, Clamp, Mirror, Op};
 use crate::edit::{Frame, Pipeline};
 use crate::output;
 use crate::progress;
-use crate::recording::write_stream;
+use crate::recording::write_counted;
 use crate::recording::{self, Format, WriteOptions};
 
 const EXAMPLES: &str = "\
@@ -161,6 +161,15 @@ impl Args {
         Ok((inputs, output))
     }
 
+    /// True when every frame read is written (no trim, no retime).
+    fn keeps_count(&self) -> bool {
+        let trims = [self.from.is_some(), self.to.is_some()]
+            .into_iter()
+            .chain([self.from_seconds.is_some(), self.to_seconds.is_some()])
+            .chain([self.from_frame.is_some(), self.to_frame.is_some()]);
+        !trims.into_iter().any(|t| t) && self.retime.is_none()
+    }
+
     /// The stages these flags ask for, in their fixed order.
     fn pipeline(&self) -> Result<Pipeline> {
         let mut pipeline = Pipeline::default();
@@ -244,13 +253,28 @@ pub fn run(args: Args) -> Result<()> {
     let mut pipeline = args.pipeline()?;
     let summary = match target {
         Some(out) => {
+            // Edits that keep every frame write as many frames as the takes'
+            // headers announce: LLV gzip and clear JSON then write theirs first.
+            let count = if args.keeps_count() {
+                inputs
+                    .iter()
+                    .map(|i| recording::announced_count(i))
+                    .sum::<Option<u64>>()
+            } else {
+                None
+            };
             let mut summary = None;
-            write_stream(
+            let mut first = true;
+            write_counted(
                 out,
                 format,
                 WriteOptions::default(),
+                count,
                 args.out.force,
                 |sink| {
+                    if !std::mem::take(&mut first) {
+                        pipeline = args.pipeline()?;
+                    }
                     summary = Some(edit(&args, &inputs, &mut pipeline, sink)?);
                     Ok(())
                 },

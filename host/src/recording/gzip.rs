@@ -249,21 +249,32 @@ pub fn member(
     body: &mut dyn Read,
     body_crc: &Crc,
 ) -> io::Result<()> {
+    let mut crc = start(out, head)?;
+    io::copy(body, out)?;
+    crc.combine(body_crc);
+    end(out, &crc)
+}
+
+/// Writes the gzip header and `head` deflated (ending in a sync flush);
+/// returns the CRC-32 of `head`, to be combined with the body's.
+pub fn start(out: &mut dyn Write, head: &[u8]) -> io::Result<Crc> {
     // Magic, deflate, no flags, no time, no extra flags, OS unknown: as flate2 writes it.
     out.write_all(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255])?;
     let mut compress = Compress::new(Compression::new(LEVEL), false);
     let mut block = Vec::new();
     deflate(&mut compress, head, &[], &mut block)?;
     out.write_all(&block)?;
-    io::copy(body, out)?;
-    // The final block: fixed Huffman codes, end of block at once.
-    out.write_all(&[0x03, 0x00])?;
     let mut crc = Crc::new();
     crc.update(head);
-    crc.combine(body_crc);
+    Ok(crc)
+}
+
+/// Closes a member whose data (head and body) has CRC-32 and length `crc`.
+pub fn end(out: &mut dyn Write, crc: &Crc) -> io::Result<()> {
+    // The final block: fixed Huffman codes, end of block at once.
+    out.write_all(&[0x03, 0x00])?;
     out.write_all(&crc.sum().to_le_bytes())?;
-    out.write_all(&crc.amount().to_le_bytes())?;
-    Ok(())
+    out.write_all(&crc.amount().to_le_bytes())
 }
 
 #[cfg(test)]
