@@ -448,6 +448,61 @@ fn tick(v: f64) -> String {
 mod tests {
     use super::*;
 
+    /// A curve that spans 0 to 1 in every pixel column (a long take, many
+    /// frames to a column) draws as a light band under its mean line, not
+    /// as a block of its own colour.
+    #[test]
+    fn a_full_envelope_is_a_light_band_under_the_mean() {
+        let (w, h) = (800u32, 400u32);
+        let frames = 500;
+        let cell = Cell {
+            lo: 0.0,
+            hi: 1.0,
+            sum: 0.5 * f64::from(frames),
+            count: frames,
+        };
+        let picture = Picture {
+            title: "long".into(),
+            first: FrameTime {
+                frame_number: 0,
+                subframe: 0.0,
+                rate: FrameRate::FPS_60,
+            },
+            span: 3600.0,
+            shapes: vec![17],
+            cols: vec![vec![Some(cell); w as usize]],
+            gaps: Vec::new(),
+            no_face: Vec::new(),
+        };
+        register_font().unwrap();
+        let mut rgb = vec![0u8; (w * h * 3) as usize];
+        {
+            let bitmap = BitMapBackend::with_buffer(&mut rgb, (w, h));
+            let root = text::Glyphs::new(bitmap, epaint_default_fonts::HACK_REGULAR)
+                .unwrap()
+                .into_drawing_area();
+            picture.draw(&root).unwrap();
+            root.present().unwrap();
+        }
+        let color = Palette99::pick(0).to_rgba().rgb();
+        let pixels: Vec<(u8, u8, u8)> = rgb.chunks(3).map(|p| (p[0], p[1], p[2])).collect();
+        let full = pixels.iter().filter(|p| **p == color).count();
+        let tinted = pixels
+            .iter()
+            .filter(|(r, g, b)| r.abs_diff(*g) > 20 || g.abs_diff(*b) > 20)
+            .count();
+        assert!(
+            full < pixels.len() / 20,
+            "{full} of {} in the curve's colour",
+            pixels.len()
+        );
+        assert!(
+            tinted > pixels.len() / 2,
+            "{tinted} of {} tinted",
+            pixels.len()
+        );
+    }
+
     #[test]
     fn ticks_have_no_negative_zero_and_plots_have_png_or_svg_names() {
         assert_eq!(tick(-0.0), "0");

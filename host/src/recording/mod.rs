@@ -229,10 +229,11 @@ pub fn write_counted(
 }
 
 /// The frame count a file's header announces (LLV gzip, clear JSON), read
-/// from its first bytes; `None` for other formats, standard input, or a
+/// from its first bytes; `None` for other formats, standard input, anything
+/// but a regular file (a pipe read here would lose its first bytes), or a
 /// header that does not read.
 pub fn announced_count(path: &Path) -> Option<u64> {
-    if is_stdio(path) {
+    if is_stdio(path) || !std::fs::metadata(path).ok()?.is_file() {
         return None;
     }
     let mut head = [0u8; 64];
@@ -329,7 +330,7 @@ mod tests {
                 false,
                 |sink| {
                     attempts += 1;
-                    take.packets().try_for_each(|p| sink(p))
+                    take.packets().try_for_each(&mut *sink)
                 },
             )
             .unwrap();
@@ -349,7 +350,7 @@ mod tests {
                 false,
                 |sink| {
                     attempts += 1;
-                    take.packets().try_for_each(|p| sink(p))
+                    take.packets().try_for_each(&mut *sink)
                 },
             )
             .unwrap();

@@ -6,16 +6,16 @@
 //! - LLV's mapping library JSON: `{"mapping": {ARKit: target}, "modifiers":
 //!   {ARKit: weight}, "reverse": {target: ARKit}}`; any entry or section may
 //!   be missing, and other top-level keys (LLV's library files carry a
-//!   `"comment"`) are ignored, as LLV ignores them. Forward, `target = weight
-//!   * ARKit` (weight 1 without a modifier). Reverse, `reverse` when the file
-//!   has it, else the forward entries turned round; either way the shape's
-//!   modifier is its weight.
+//!   `"comment"`) are ignored, as LLV ignores them. Forward, `target =
+//!   weight x ARKit` (weight 1 without a modifier). Reverse, `reverse` when
+//!   the file has it, else the forward entries turned round; either way the
+//!   shape's modifier is its weight.
 //! - A CSV table `arkit,target,weight` (a header row optional, the weight
 //!   column too, several rows per shape allowed). Reverse: each row turned
 //!   round.
 //!
 //! Reverse, `ARKit = target / weight` by default, so `import` undoes `remap`;
-//! [`Modifiers::Llv`] multiplies instead (`ARKit = weight * target`), as LLV
+//! [`Modifiers::Llv`] multiplies instead (`ARKit = weight x target`), as LLV
 //! 1.4's `fbx` importer does. ARKit names and, in the reverse direction,
 //! target names are matched ignoring case (`jawOpen`, `JawOpen`; LLV matches
 //! `eye_turn_l` to `Eye_Turn_L`). Several shapes driving one target combine
