@@ -1,26 +1,123 @@
-//! Writing a named output file: refused when the file exists (unless forced),
+//! Writing a named output file: refused when it is one of the command's
+//! inputs (whatever `--force` says), refused when it exists unless forced,
 //! written to a temporary file in the same folder and renamed into place once
 //! complete, so a reader never sees half a file and a failed write leaves none.
+//! Every command that writes a named file runs [`check`] (or
+//! [`Inputs::check`]) before any work.
 
 use std::io::{self, BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+/// The checks before writing `path`: it is none of `inputs`, and it does not
+/// exist unless `force`. `-` (standard input or output) is no file.
+pub fn check(path: &Path, inputs: &[&Path], force: bool) -> Result<()> {
+    Inputs::new(inputs).check(path, force)
+}
+
+/// A command's input files, known by what they are rather than how they are
+/// spelled: device and inode (so `./a`, `d/../a`, a hard link and a symlink
+/// to `a` are all `a`), or the canonical folder and name of a file that does
+/// not exist.
+#[derive(Clone, Debug, Default)]
+pub struct Inputs {
+    files: Vec<(PathBuf, Identity)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Identity {
+    /// Device and inode of an existing file.
+    #[cfg(unix)]
+    Node(u64, u64),
+    /// The canonical path (for a file that does not exist: of its folder, and its name).
+    Path(PathBuf),
+}
+
+fn identity(path: &Path) -> Option<Identity> {
+    if is_stdio(path) {
+        return None;
+    }
+    if let Ok(meta) = std::fs::metadata(path) {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            return Some(Identity::Node(meta.dev(), meta.ino()));
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            return path.canonicalize().ok().map(Identity::Path);
+        }
+    }
+    let name = path.file_name()?;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    Some(Identity::Path(dir.canonicalize().ok()?.join(name)))
+}
+
+fn is_stdio(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+impl Inputs {
+    /// The identities of `inputs`, taken now.
+    pub fn new(inputs: &[&Path]) -> Inputs {
+        let mut all = Inputs::default();
+        for input in inputs {
+            all.add(input);
+        }
+        all
+    }
+
+    /// One input more.
+    pub fn add(&mut self, input: &Path) {
+        if let Some(id) = identity(input) {
+            self.files.push((input.to_path_buf(), id));
+        }
+    }
+
+    /// The input that `path` is, if any.
+    pub fn find(&self, path: &Path) -> Option<&Path> {
+        let id = identity(path)?;
+        self.files
+            .iter()
+            .find(|(_, other)| *other == id)
+            .map(|(p, _)| p.as_path())
+    }
+
+    /// Refuses `path` when it is one of the inputs (with or without `force`)
+    /// or, without `force`, when it exists.
+    pub fn check(&self, path: &Path, force: bool) -> Result<()> {
+        if is_stdio(path) {
+            return Ok(());
+        }
+        if let Some(input) = self.find(path) {
+            if input == path {
+                bail!(
+                    "{}: is also an input of this command; name another output \
+                     (--force never replaces an input)",
+                    path.display()
+                );
+            }
+            bail!(
+                "{}: is the input {}; name another output (--force never replaces an input)",
+                path.display(),
+                input.display()
+            );
+        }
+        check_free(path, force)
+    }
+}
+
 /// The refusal when `path` exists and `force` is off; checked again, atomically, at the rename.
-pub fn check_free(path: &Path, force: bool) -> Result<()> {
+fn check_free(path: &Path, force: bool) -> Result<()> {
     if !force && path.symlink_metadata().is_ok() {
         bail!("{}: exists; --force replaces it", path.display());
     }
     Ok(())
-}
-
-/// True when `a` and `b` name one existing file.
-pub fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
 }
 
 /// Writes `path` through `body`, atomically: a temporary file beside it, then a rename.
@@ -109,5 +206,44 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, ["out.txt"]);
+    }
+
+    #[test]
+    fn an_input_is_never_an_output_however_it_is_spelled() {
+        let dir = tempfile::tempdir().unwrap();
+        let take = dir.path().join("take.gesichter");
+        std::fs::write(&take, b"take").unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let spelled = sub.join("..").join("take.gesichter");
+        let linked = dir.path().join("hard.gesichter");
+        std::fs::hard_link(&take, &linked).unwrap();
+        for force in [false, true] {
+            let e = check(&take, &[&take], force).unwrap_err().to_string();
+            assert!(e.contains("is also an input of this command"), "{e}");
+            for other in [&spelled, &linked] {
+                let e = check(other, &[&take], force).unwrap_err().to_string();
+                assert!(
+                    e.contains(&format!("is the input {}", take.display())),
+                    "{e}"
+                );
+            }
+        }
+        #[cfg(unix)]
+        {
+            let symlink = dir.path().join("link.png");
+            std::os::unix::fs::symlink(&take, &symlink).unwrap();
+            assert!(check(&symlink, &[&take], true).is_err());
+        }
+        // A new file, and stdio, are free; an unrelated existing file needs --force.
+        assert!(check(&dir.path().join("new.png"), &[&take], false).is_ok());
+        assert!(check(Path::new("-"), &[Path::new("-")], false).is_ok());
+        let other = dir.path().join("other.png");
+        std::fs::write(&other, b"x").unwrap();
+        assert!(check(&other, &[&take], false).is_err());
+        assert!(check(&other, &[&take], true).is_ok());
+        // An input that does not exist yet is known by its canonical folder and name.
+        let missing = sub.join("..").join("later.csv");
+        assert!(check(&dir.path().join("later.csv"), &[&missing], true).is_err());
     }
 }

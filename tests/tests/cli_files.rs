@@ -399,3 +399,134 @@ fn nonfinite_values_are_refused_on_import_unless_allowed() {
             json.display()
         )));
 }
+
+/// Runs `llv ARGS`, expects failure with `message` on standard error.
+fn refused(args: &[&dyn AsRef<std::ffi::OsStr>], message: &str) {
+    llv()
+        .args(args.iter().map(|a| a.as_ref()))
+        .assert()
+        .failure()
+        .stderr(contains(message));
+}
+
+#[test]
+fn no_output_is_ever_one_of_the_inputs_force_or_not() {
+    let dir = temp();
+    let take = dir.path().join("take.gesichter");
+    fs::copy(example("dao.gesichter"), &take).unwrap();
+    let original = fs::read(&take).unwrap();
+    let map = dir.path().join("rig.csv");
+    fs::write(&map, "JawOpen,Jaw\n").unwrap();
+    let map_text = fs::read(&map).unwrap();
+    // Another spelling of the take, and a hard link to it: the same file.
+    fs::create_dir(dir.path().join("sub")).unwrap();
+    let spelled = dir.path().join("sub").join("..").join("take.gesichter");
+    let linked = dir.path().join("linked.png");
+    fs::hard_link(&take, &linked).unwrap();
+    let also = "name another output (--force never replaces an input)";
+    for force in [None, Some("--force")] {
+        let f = force.map_or(Vec::new(), |f| vec![f]);
+        let with = |args: &[&dyn AsRef<std::ffi::OsStr>]| -> Vec<std::ffi::OsString> {
+            let mut all: Vec<std::ffi::OsString> =
+                args.iter().map(|a| a.as_ref().to_os_string()).collect();
+            all.extend(f.iter().map(|s| s.into()));
+            all
+        };
+        let refused = |args: Vec<std::ffi::OsString>| {
+            llv().args(&args).assert().failure().stderr(contains(also));
+        };
+        refused(with(&[&"plot", &take, &"-o", &linked]));
+        refused(with(&[&"info", &take, &"--plot", &linked]));
+        refused(with(&[&"convert", &take, &spelled]));
+        refused(with(&[&"edit", &take, &spelled, &"--mirror"]));
+        refused(with(&[&"remap", &take, &"--map", &map, &"-o", &map]));
+        let t3d = fixture("mapping/mh_arkit_mapping_pose.T3D");
+        refused(with(&[&"retarget", &take, &"--map", &t3d, &"-o", &spelled]));
+        refused(with(&[&"edit", &take, &"-o", &map, &"--modifiers", &map]));
+        #[cfg(unix)]
+        {
+            let symlink = dir.path().join("symlink.gesichter");
+            let _ = fs::remove_file(&symlink);
+            std::os::unix::fs::symlink(&take, &symlink).unwrap();
+            refused(with(&[&"convert", &take, &symlink]));
+        }
+    }
+    assert_eq!(fs::read(&take).unwrap(), original);
+    assert_eq!(fs::read(&map).unwrap(), map_text);
+}
+
+#[test]
+fn a_plot_is_png_or_svg_by_its_name() {
+    let dir = temp();
+    let jpg = dir.path().join("t.jpg");
+    refused(
+        &[&"plot", &example("dao.gesichter"), &"-o", &jpg],
+        "t.jpg: a plot is written as PNG or SVG: name it .png or .svg",
+    );
+    assert!(!jpg.exists());
+}
+
+#[test]
+fn llv_gzip_is_one_member_python_and_gzip_read() {
+    let dir = temp();
+    // The real take joined to about 40 000 frames: a body of many deflate blocks.
+    let lines = dir.path().join("alex.gesichter-lines");
+    llv()
+        .arg("convert")
+        .arg(fixture("llf/alex_rom_3.csv"))
+        .arg(&lines)
+        .assert()
+        .success();
+    let out = dir.path().join("joined.gesichter");
+    let mut edit = llv();
+    edit.arg("edit");
+    for _ in 0..10 {
+        edit.arg(&lines);
+    }
+    edit.arg("-o").arg(&out).arg("--join").assert().success();
+    let packets = llv_packets(&out);
+    assert_eq!(packets.len(), 40_300);
+    // One member: a single-member reader gets all of it (llv_packets read it so),
+    // and nothing follows it.
+    let file = fs::read(&out).unwrap();
+    let mut single = flate2::read::GzDecoder::new(file.as_slice());
+    let mut body = Vec::new();
+    std::io::Read::read_to_end(&mut single, &mut body).unwrap();
+    let mut multi = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::MultiGzDecoder::new(file.as_slice()),
+        &mut multi,
+    )
+    .unwrap();
+    assert_eq!(body, multi);
+    // Python's gzip module, which LLV reads with: the same bytes, count and frames.
+    let script = "import gzip, struct, sys\n\
+                  data = gzip.open(sys.argv[1], 'rb').read()\n\
+                  open(sys.argv[2], 'wb').write(data)\n\
+                  version, count = struct.unpack('>BL', data[:5])\n\
+                  at, frames = 5, 0\n\
+                  while at < len(data):\n\
+                  \x20   (n,) = struct.unpack('>L', data[at:at + 4]); at += 4 + n; frames += 1\n\
+                  print(version, count, frames)\n";
+    let copy = dir.path().join("python.bin");
+    let python = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(&out)
+        .arg(&copy)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        python.status.success(),
+        "{}",
+        String::from_utf8_lossy(&python.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(python.stdout).unwrap().trim(),
+        "6 40300 40300"
+    );
+    assert!(
+        fs::read(&copy).unwrap() == body,
+        "python's gzip reads other bytes"
+    );
+}

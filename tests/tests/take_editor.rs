@@ -638,11 +638,219 @@ fn completions_and_man_pages_come_from_the_command_line() {
         edit.contains("\\-\\-retime") && edit.contains("Examples:"),
         "{edit}"
     );
+    // The synopsis names every option's value.
+    let plot = fs::read_to_string(dir.path().join("llv-plot.1")).unwrap();
+    let synopsis = plot
+        .split(".SH SYNOPSIS\n")
+        .nth(1)
+        .and_then(|rest| rest.split(".SH").next())
+        .unwrap();
+    for part in [
+        "[\\-\\-shapes <A,B,...>]...",
+        "[\\-\\-width <WIDTH>]",
+        "\\-o|\\-\\-output <PNG|SVG>",
+        "<INPUT>",
+    ] {
+        assert!(synopsis.contains(part), "{part} in {synopsis}");
+    }
     for command in ["edit", "remap", "import", "plot", "completions", "man"] {
         llv()
             .args([command, "--help"])
             .assert()
             .success()
             .stdout(contains("Examples:"));
+    }
+}
+
+/// A column of `alex_rom_3.csv` as the phone wrote it, read here (not by llv).
+fn alex_column(name: &str) -> Vec<f32> {
+    let text = fs::read_to_string(alex()).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = header
+        .iter()
+        .position(|h| h.eq_ignore_ascii_case(name))
+        .unwrap();
+    lines
+        .map(|l| l.split(',').nth(at).unwrap().parse().unwrap())
+        .collect()
+}
+
+/// The columns of a curve CSV by name, as f64.
+fn curve_columns(path: &Path) -> Vec<(String, Vec<f64>)> {
+    let text = fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let mut columns: Vec<(String, Vec<f64>)> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .skip(1)
+        .map(|n| (n.to_string(), Vec::new()))
+        .collect();
+    for line in lines {
+        for (cell, (_, values)) in line.split(',').skip(1).zip(columns.iter_mut()) {
+            values.push(cell.parse().unwrap());
+        }
+    }
+    columns
+}
+
+#[test]
+fn llv_mapping_library_files_remap_and_max_keeps_signs() {
+    let dir = temp();
+    // LLV's own library file, with its "comment", as LLV ships it.
+    let gunan = fixture("llv-mappings/ARKit_Gunan_Mapping.json");
+    let out = dir.path().join("gunan.csv");
+    for combine in ["sum", "max"] {
+        run(&[
+            &"remap",
+            &alex(),
+            &"--map",
+            &gunan,
+            &"-o",
+            &out,
+            &"--combine",
+            &combine,
+            &"--force",
+        ]);
+        let columns = curve_columns(&out);
+        let eye_down = &columns.iter().find(|(n, _)| n == "EyeDown_R").unwrap().1;
+        // RightEyePitch,EyeDown_R with modifier -1: one shape alone drives it,
+        // so sum and max both give -RightEyePitch, negative values included.
+        let pitch = alex_column("RightEyePitch");
+        assert_eq!(eye_down.len(), pitch.len());
+        let mut negative = 0;
+        for (got, p) in eye_down.iter().zip(&pitch) {
+            let want = -f64::from(*p);
+            assert!((got - want).abs() <= 5e-11, "{combine}: {got} vs {want}");
+            negative += usize::from(want < -1e-9);
+        }
+        assert!(negative > 100, "{combine}: {negative} negative values");
+        // BrowDownLeft and BrowDownRight both drive BrowsU_C.
+        let brows = &columns.iter().find(|(n, _)| n == "BrowsU_C").unwrap().1;
+        let (l, r) = (alex_column("BrowDownLeft"), alex_column("BrowDownRight"));
+        let want = |i: usize| match combine {
+            "sum" => f64::from(l[i]) + f64::from(r[i]),
+            _ => f64::from(l[i]).max(f64::from(r[i])),
+        };
+        for (i, got) in brows.iter().enumerate() {
+            assert!((got - want(i)).abs() <= 1e-10, "{combine} row {i}");
+        }
+    }
+    // The Character Creator library file reads too.
+    let cc = dir.path().join("cc.csv");
+    run(&[
+        &"remap",
+        &alex(),
+        &"--map",
+        &fixture("llv-mappings/ARKit_CC_Mapping.json"),
+        &"-o",
+        &cc,
+    ]);
+    assert!(fs::read_to_string(&cc)
+        .unwrap()
+        .starts_with("Timecode,Eye_Blink_L,"));
+}
+
+/// LLV's FBX metadata JSON holding `columns` as curves, one value per 1/30 s.
+fn write_fbx_json(path: &Path, columns: &[(String, Vec<f64>)]) {
+    let shapes: Vec<serde_json::Value> = columns
+        .iter()
+        .map(|(target, values)| {
+            serde_json::json!({"target": target, "curves": [{
+                "values": values,
+                "start_time": 0.0,
+                "end_time": (values.len() - 1) as f64 / 30.0,
+            }]})
+        })
+        .collect();
+    fs::write(path, serde_json::json!({ "shapes": shapes }).to_string()).unwrap();
+}
+
+#[test]
+fn remap_then_import_gives_the_phone_take_back() {
+    let dir = temp();
+    // LLV's library layout with modifiers that are not 1 (a "comment" too).
+    let map = dir.path().join("rig.json");
+    fs::write(
+        &map,
+        r#"{"comment": "a rig of four targets",
+            "mapping": {"JawOpen": "Mouth_Open", "EyeBlinkLeft": "Eye_Blink_L",
+                        "RightEyePitch": "Eye_Down_R", "BrowInnerUp": "Brows_Up"},
+            "modifiers": {"JawOpen": 0.8, "RightEyePitch": -1.0, "BrowInnerUp": 2.5},
+            "reverse": {"Mouth_Open": "JawOpen", "Eye_Blink_L": "EyeBlinkLeft",
+                        "Eye_Down_R": "RightEyePitch", "Brows_Up": "BrowInnerUp"}}"#,
+    )
+    .unwrap();
+    let curves = dir.path().join("alex.rig.csv");
+    run(&[&"remap", &alex(), &"--map", &map, &"-o", &curves]);
+    let mut columns = curve_columns(&curves);
+    // The rig's tools write target names in their own case (LLV matches them ignoring it).
+    columns[0].0 = "mouth_open".into();
+    let fbx = dir.path().join("alex.fbx.json");
+    write_fbx_json(&fbx, &columns);
+    let back = dir.path().join("back.gesichter");
+    let said = run(&[
+        &"import", &fbx, &"--map", &map, &"-o", &back, &"--fps", &"30",
+    ]);
+    assert!(!said.contains("warning"), "{said}");
+    let packets = llv_packets(&back);
+    assert_eq!(packets.len(), 4030);
+    for name in ["JawOpen", "EyeBlinkLeft", "RightEyePitch", "BrowInnerUp"] {
+        let shape = index_of(name).unwrap();
+        for (i, (p, want)) in packets.iter().zip(alex_column(name)).enumerate() {
+            let got = frame(p).blendshapes[shape];
+            assert!(
+                (got - want).abs() <= 2e-7,
+                "{name} frame {i}: {got} vs {want}"
+            );
+        }
+    }
+    // LLV 1.4's importer multiplies by the modifier instead: JawOpen x 0.8 x 0.8.
+    let llv_way = dir.path().join("llv-way.gesichter");
+    run(&[
+        &"import",
+        &fbx,
+        &"--map",
+        &map,
+        &"-o",
+        &llv_way,
+        &"--fps",
+        &"30",
+        &"--llv-modifiers",
+    ]);
+    let jaw = index_of("JawOpen").unwrap();
+    for (p, original) in llv_packets(&llv_way).iter().zip(alex_column("JawOpen")) {
+        let want = f64::from(original) * 0.8 * 0.8;
+        assert!((f64::from(frame(p).blendshapes[jaw]) - want).abs() <= 2e-7);
+    }
+}
+
+#[test]
+fn inverted_trims_are_refused_naming_both_bounds() {
+    let dir = temp();
+    let out = dir.path().join("cut.gesichter");
+    for (flags, bounds) in [
+        (
+            ["--from", "13:13:10:00", "--to", "13:13:04:00"],
+            "13:13:10:00.000 to 13:13:04:00.000",
+        ),
+        (
+            ["--from-frame", "10", "--to-frame", "5"],
+            "frame 10 to frame 5",
+        ),
+        (["--from-seconds", "5", "--to-seconds", "2"], "5 s to 2 s"),
+    ] {
+        llv()
+            .arg("edit")
+            .arg(alex())
+            .arg(&out)
+            .args(flags)
+            .assert()
+            .failure()
+            .stderr(contains(format!(
+                "trim from {bounds}: the in point is not before the out point"
+            )));
+        assert!(!out.exists(), "{flags:?}");
     }
 }

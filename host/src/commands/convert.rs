@@ -7,7 +7,7 @@ use anyhow::{anyhow, Result};
 use crate::args::{EditArgs, OutputArgs, ReadArgs};
 use crate::output;
 use crate::progress;
-use crate::recording::write_stream;
+use crate::recording::write_counted;
 use crate::recording::{self, Format, WriteOptions};
 use llv_core::packet::MAX_LEN;
 
@@ -63,6 +63,7 @@ pub struct ConvertArgs {
 pub fn unpack(args: UnpackArgs) -> Result<()> {
     let options = WriteOptions {
         retain_raw: args.retain,
+        ..WriteOptions::default()
     };
     args.job.run(Format::Json, options)
 }
@@ -89,27 +90,39 @@ impl Transcode {
         let output = self.output.as_path();
         if !recording::is_stdio(output) {
             // Before the work: the write refuses again, atomically, if the file appears meanwhile.
-            output::check_free(output, self.out.force)?;
+            output::check(output, &[&self.input], self.out.force)?;
         }
-        let mut frames = recording::open(&self.input, &self.read.options())?;
         let edit = self.edit.edit();
-        let bar = progress::reading(&frames, "reading");
-        let written = write_stream(output, format, options, self.out.force, |sink| {
+        // The input's header count lets LLV gzip and clear JSON write theirs
+        // first instead of spooling the body (written again without it if
+        // the file holds another count, e.g. a cut LLV file).
+        let count = recording::announced_count(&self.input);
+        let mut warnings = Vec::new();
+        let written = write_counted(output, format, options, count, self.out.force, |sink| {
+            let mut frames = recording::open(&self.input, &self.read.options())?;
+            let bar = progress::reading(&frames, "reading");
             let mut buf = [0u8; MAX_LEN];
-            while let Some(chunk) = frames.next_chunk()? {
-                for (index, packet) in chunk.packets().enumerate() {
-                    let packet = edit
-                        .apply(packet, &mut buf)
-                        .map_err(|e| anyhow!("frame {index}: {e}"))?;
-                    sink(packet)?;
+            let mut index = 0u64;
+            let read = (|| -> Result<()> {
+                while let Some(chunk) = frames.next_chunk()? {
+                    for packet in chunk.packets() {
+                        let packet = edit
+                            .apply(packet, &mut buf)
+                            .map_err(|e| anyhow!("frame {index}: {e}"))?;
+                        index += 1;
+                        sink(packet)?;
+                    }
+                    progress::update(&bar, &frames);
                 }
-                progress::update(&bar, &frames);
-            }
-            Ok(())
-        });
-        bar.finish_and_clear();
-        let written = written?;
-        frames.print_warnings();
+                Ok(())
+            })();
+            bar.finish_and_clear();
+            warnings = frames.warnings().to_vec();
+            read
+        })?;
+        for warning in &warnings {
+            eprintln!("warning: {warning}");
+        }
         if !recording::is_stdio(output) {
             eprintln!(
                 "wrote {written} frames to {} as {}",

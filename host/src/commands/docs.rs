@@ -44,7 +44,8 @@ pub fn completions(args: &CompletionsArgs, mut command: clap::Command) -> Result
 pub fn man(args: &ManArgs, command: clap::Command) -> Result<()> {
     let Some(dir) = &args.dir else {
         let mut out = std::io::stdout().lock();
-        clap_mangen::Man::new(command).render(&mut out)?;
+        let usage = synopsis("llv", &command);
+        clap_mangen::Man::new(command.override_usage(usage)).render(&mut out)?;
         return out.flush().context("standard output");
     };
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -52,7 +53,8 @@ pub fn man(args: &ManArgs, command: clap::Command) -> Result<()> {
     let mut page = |name: String, cmd: clap::Command| -> Result<()> {
         let path = dir.join(format!("{name}.1"));
         let mut text = Vec::new();
-        clap_mangen::Man::new(cmd.name(name.clone())).render(&mut text)?;
+        let usage = synopsis(&name, &cmd);
+        clap_mangen::Man::new(cmd.name(name.clone()).override_usage(usage)).render(&mut text)?;
         std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
         written.push(path);
         Ok(())
@@ -63,4 +65,72 @@ pub fn man(args: &ManArgs, command: clap::Command) -> Result<()> {
     }
     eprintln!("wrote {} man pages to {}", written.len(), dir.display());
     Ok(())
+}
+
+/// The synopsis of a page, with every option's value name (`--width <WIDTH>`),
+/// which clap_mangen's own synopsis leaves out.
+fn synopsis(name: &str, cmd: &clap::Command) -> String {
+    use clap::ArgAction;
+    let mut words = vec![name.to_string()];
+    let value = |arg: &clap::Arg| -> String {
+        let names = arg.get_value_names().map_or_else(
+            || vec![arg.get_id().as_str().to_uppercase()],
+            |v| v.iter().map(|n| n.to_string()).collect(),
+        );
+        let names = names
+            .iter()
+            .map(|n| format!("<{n}>"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        match arg.get_num_args() {
+            Some(range) if range.min_values() == 0 => format!("[={names}]"),
+            _ => format!(" {names}"),
+        }
+    };
+    let (mut optional, mut required) = (Vec::new(), Vec::new());
+    for arg in cmd
+        .get_arguments()
+        .filter(|a| !a.is_hide_set() && !a.is_positional())
+    {
+        let flag = match (arg.get_short(), arg.get_long()) {
+            (Some(s), Some(l)) => format!("-{s}|--{l}"),
+            (Some(s), None) => format!("-{s}"),
+            (None, Some(l)) => format!("--{l}"),
+            (None, None) => continue,
+        };
+        let takes_value = matches!(arg.get_action(), ArgAction::Set | ArgAction::Append);
+        let text = if takes_value {
+            format!("{flag}{}", value(arg))
+        } else {
+            flag
+        };
+        let repeat = if matches!(arg.get_action(), ArgAction::Append | ArgAction::Count) {
+            "..."
+        } else {
+            ""
+        };
+        if arg.is_required_set() {
+            required.push(format!("{text}{repeat}"));
+        } else {
+            optional.push(format!("[{text}]{repeat}"));
+        }
+    }
+    words.extend(optional);
+    words.extend(required);
+    for arg in cmd.get_positionals().filter(|a| !a.is_hide_set()) {
+        let names = arg
+            .get_value_names()
+            .map_or_else(|| arg.get_id().as_str().to_uppercase(), |v| v.join(" "));
+        let many = matches!(arg.get_action(), ArgAction::Append);
+        let text = format!("{names}{}", if many { "..." } else { "" });
+        words.push(if arg.is_required_set() {
+            format!("<{text}>")
+        } else {
+            format!("[{text}]")
+        });
+    }
+    if cmd.has_subcommands() {
+        words.push("<COMMAND>".into());
+    }
+    words.join(" ")
 }

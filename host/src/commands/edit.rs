@@ -11,12 +11,12 @@ use crate::args::{parse_rate, EditArgs, OutputArgs, ReadArgs};
 use crate::edit::join::Join;
 use crate::edit::retime::Retime;
 use crate::edit::smooth::{Params, Smooth};
-use crate::edit::trim::{Point, Trim};
+use crate::edit::trim::{self, Point, Trim};
 use crate::edit::values::{self, Adjust, Clamp, Mirror, Op};
 use crate::edit::{Frame, Pipeline};
 use crate::output;
 use crate::progress;
-use crate::recording::write_stream;
+use crate::recording::write_counted;
 use crate::recording::{self, Format, WriteOptions};
 
 const EXAMPLES: &str = "\
@@ -161,12 +161,22 @@ impl Args {
         Ok((inputs, output))
     }
 
+    /// True when every frame read is written (no trim, no retime).
+    fn keeps_count(&self) -> bool {
+        let trims = [self.from.is_some(), self.to.is_some()]
+            .into_iter()
+            .chain([self.from_seconds.is_some(), self.to_seconds.is_some()])
+            .chain([self.from_frame.is_some(), self.to_frame.is_some()]);
+        !trims.into_iter().any(|t| t) && self.retime.is_none()
+    }
+
     /// The stages these flags ask for, in their fixed order.
     fn pipeline(&self) -> Result<Pipeline> {
         let mut pipeline = Pipeline::default();
         let from = point(&self.from, self.from_seconds, self.from_frame)?;
         let to = point(&self.to, self.to_seconds, self.to_frame)?;
         if from.is_some() || to.is_some() {
+            trim::check_order(from, to)?;
             pipeline.then(Trim::new(from, to));
         }
         if let Some(rate) = self.retime {
@@ -236,23 +246,35 @@ pub fn run(args: Args) -> Result<()> {
     };
     let target = output.as_deref().filter(|_| !args.dry_run);
     if let Some(out) = target.filter(|o| !recording::is_stdio(o)) {
-        for input in &inputs {
-            if output::same_file(input, out) {
-                bail!("{}: the output would overwrite a take", out.display());
-            }
-        }
-        output::check_free(out, args.out.force)?;
+        let mut files: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
+        files.extend(args.modifiers.as_deref());
+        output::check(out, &files, args.out.force)?;
     }
     let mut pipeline = args.pipeline()?;
     let summary = match target {
         Some(out) => {
+            // Edits that keep every frame write as many frames as the takes'
+            // headers announce: LLV gzip and clear JSON then write theirs first.
+            let count = if args.keeps_count() {
+                inputs
+                    .iter()
+                    .map(|i| recording::announced_count(i))
+                    .sum::<Option<u64>>()
+            } else {
+                None
+            };
             let mut summary = None;
-            write_stream(
+            let mut first = true;
+            write_counted(
                 out,
                 format,
                 WriteOptions::default(),
+                count,
                 args.out.force,
                 |sink| {
+                    if !std::mem::take(&mut first) {
+                        pipeline = args.pipeline()?;
+                    }
                     summary = Some(edit(&args, &inputs, &mut pipeline, sink)?);
                     Ok(())
                 },

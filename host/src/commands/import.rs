@@ -8,9 +8,10 @@ use llv_core::time::{FrameRate, Timecode};
 
 use crate::args::{parse_rate, OutputArgs};
 use crate::import::{first_names, frames, Animation, Sampling};
+use crate::output;
 use crate::recording::write_stream;
 use crate::recording::{self, Format, WriteOptions};
-use crate::rig::RigMap;
+use crate::rig::{Modifiers, RigMap};
 use crate::take::derived_device_id;
 
 const EXAMPLES: &str = "\
@@ -19,8 +20,10 @@ Examples:
   llv import face.gltf --map rig.csv -o face.gesichter --fps 30 --start 01:00:00:00
   llv import take.fbx.json --map rig.json -o take.csv              # LLV's FBX metadata JSON
 
-Targets become ARKit shapes through the map's reverse direction (LLV's
-\"reverse\" entries, else its mapping turned round: ARKit = target / weight).
+Targets (matched ignoring case) become ARKit shapes through the map's reverse
+direction (LLV's \"reverse\" entries, else its mapping turned round):
+ARKit = target / modifier, so import undoes remap; --llv-modifiers multiplies
+as LLV 1.4's importer does.
 Frames are sampled from the first to the last key at --fps; subject and
 device id default to the file's name and a stable id derived from it.";
 
@@ -52,6 +55,10 @@ pub struct Args {
     /// native lines, .klare-gesichter/.json clear JSON, .csv a Live Link Face CSV take).
     #[arg(long, value_enum)]
     format: Option<Format>,
+    /// Apply the map's modifiers as LLV 1.4's importer does: ARKit = modifier x target
+    /// (default: ARKit = target / modifier, so import undoes remap).
+    #[arg(long)]
+    llv_modifiers: bool,
     #[command(flatten)]
     out: OutputArgs,
 }
@@ -62,8 +69,15 @@ pub fn run(args: Args) -> Result<()> {
     let start =
         Timecode::parse(&args.start).map_err(|e| anyhow!("--start `{}`: {e}", args.start))?;
     let map = RigMap::load(&args.map)?;
-    let reverse = map.reverse_by_target()?;
+    let reverse = map.reverse_by_target(if args.llv_modifiers {
+        Modifiers::Llv
+    } else {
+        Modifiers::Undo
+    })?;
     let animation = Animation::load(&args.input)?;
+    let mut inputs: Vec<&std::path::Path> = vec![&args.input, &args.map];
+    inputs.extend(animation.files.iter().map(PathBuf::as_path));
+    output::check(&args.output, &inputs, args.out.force)?;
     let stem = args
         .input
         .file_stem()

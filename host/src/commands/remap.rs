@@ -40,5 +40,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .map
         .file_stem()
         .map_or("rig".into(), |s| s.to_string_lossy().into_owned());
-    run_curves(&args.takes, &curves, &format!(".{rig}.csv"), "remapped")
+    run_curves(
+        &args.takes,
+        &curves,
+        &args.map,
+        &format!(".{rig}.csv"),
+        "remapped",
+    )
 }

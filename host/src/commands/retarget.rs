@@ -13,7 +13,7 @@ use llv_core::time::{FrameRate, Timecode};
 use crate::args::{OutputArgs, ReadArgs};
 use crate::metahuman::pose_asset::PoseAsset;
 use crate::metahuman::retarget::{Combine, CurveWriter, Frame, Retargeter};
-use crate::output;
+use crate::output::{self, Inputs};
 use crate::progress;
 use crate::recording::{self, ReadOptions};
 
@@ -218,6 +218,8 @@ impl Shift {
 /// What every take of a run shares.
 struct Job<'a> {
     map: &'a Retargeter,
+    /// Every file the run reads (takes, map, sync table): no output may be one.
+    inputs: Inputs,
     start: &'a Start,
     read: &'a ReadOptions,
     force: bool,
@@ -232,10 +234,7 @@ struct Job<'a> {
 /// Retargets one take into `output` (written atomically, replaced only with
 /// `--force`), frame by frame; returns its frame count.
 fn retarget_take(input: &Path, output: &Path, job: &Job<'_>) -> Result<usize> {
-    if output::same_file(input, output) {
-        bail!("{}: the output would overwrite the take", output.display());
-    }
-    output::check_free(output, job.force)?;
+    job.inputs.check(output, job.force)?;
     let mut shift = job.start.for_take(input)?.map(Shift::new);
     let mut frames = recording::open(input, job.read)?;
     if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -289,15 +288,17 @@ fn output_name(take: &Path, dir: &Path, suffix: &str) -> PathBuf {
 pub fn run(args: &RetargetArgs) -> Result<ExitCode> {
     let asset = PoseAsset::load(&args.map)?;
     let map = Retargeter::new(&asset, args.takes.combine, args.all_curves);
-    run_curves(&args.takes, &map, OUTPUT_SUFFIX, "retargeted")
+    run_curves(&args.takes, &map, &args.map, OUTPUT_SUFFIX, "retargeted")
 }
 
-/// Writes the curves of `map` for one take or a folder of takes; outputs are
-/// named `<take><suffix>` unless `-o`; `done` says what happened to a take in
-/// the batch summary. The exit code is non-zero when any take failed.
+/// Writes the curves of `map` (read from `map_file`) for one take or a folder
+/// of takes; outputs are named `<take><suffix>` unless `-o`; `done` says what
+/// happened to a take in the batch summary. The exit code is non-zero when
+/// any take failed.
 pub fn run_curves(
     args: &TakesArgs,
     map: &Retargeter,
+    map_file: &Path,
     suffix: &str,
     done: &str,
 ) -> Result<ExitCode> {
@@ -310,8 +311,21 @@ pub fn run_curves(
         (None, None) => Start::AsRecorded,
     };
     let read = args.read.options();
+    let mut inputs = Inputs::new(&[map_file, &args.input]);
+    if let Some(sync) = &args.sync {
+        inputs.add(sync);
+    }
+    let takes = if args.input.is_dir() {
+        find_takes(&args.input, args.sync.as_deref(), suffix)?
+    } else {
+        Vec::new()
+    };
+    for take in &takes {
+        inputs.add(take);
+    }
     let job = Job {
         map,
+        inputs,
         start: &start,
         read: &read,
         force: args.out.force,
@@ -341,15 +355,14 @@ pub fn run_curves(
     if args.output.is_some() {
         bail!("-o names one output file; for a folder use --out-dir");
     }
-    batch(args, &job)
+    batch(args, &job, takes)
 }
 
 /// Every take in the folder `args.input`: a log line each, a summary, no stop
 /// on failure. Takes whose outputs would be one file (`A.csv` and
 /// `A.gesichter` both give `A.metahuman.csv`; names compared ignoring case, as
 /// some file systems do) all fail, naming each other, before anything is written.
-fn batch(args: &TakesArgs, job: &Job<'_>) -> Result<ExitCode> {
-    let takes = find_takes(&args.input, args.sync.as_deref(), job.suffix)?;
+fn batch(args: &TakesArgs, job: &Job<'_>, takes: Vec<PathBuf>) -> Result<ExitCode> {
     if takes.is_empty() {
         bail!(
             "{}: no takes (*.csv, *.gesichter) in this folder",

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use llv_core::time::{FrameTime, Timecode};
 
 use super::{Frame, Out, Stage};
@@ -57,6 +57,24 @@ fn before(point: &Point, index: u64, time: &FrameTime, first: &FrameTime) -> Res
     })
 }
 
+/// Refuses an in point that is not before the out point when both are of
+/// one kind (frame indexes, seconds), before any frame is read.
+pub fn check_order(from: Option<Point>, to: Option<Point>) -> Result<()> {
+    let inverted = match (from, to) {
+        (Some(Point::Index(a)), Some(Point::Index(b))) => a >= b,
+        (Some(Point::Seconds(a)), Some(Point::Seconds(b))) => a >= b,
+        _ => false,
+    };
+    match (from, to) {
+        (Some(a), Some(b)) if inverted => Err(inverted_error(&a, &b)),
+        _ => Ok(()),
+    }
+}
+
+fn inverted_error(from: &Point, to: &Point) -> anyhow::Error {
+    anyhow!("trim from {from} to {to}: the in point is not before the out point, so no frame would be kept")
+}
+
 /// The trim stage.
 pub struct Trim {
     from: Option<Point>,
@@ -65,6 +83,9 @@ pub struct Trim {
     first: Option<FrameTime>,
     kept: u64,
     span: Option<(FrameTime, FrameTime)>,
+    /// A frame was both before the in point and at or past the out point.
+    inverted: bool,
+    last: Option<FrameTime>,
 }
 
 impl Trim {
@@ -77,6 +98,8 @@ impl Trim {
             first: None,
             kept: 0,
             span: None,
+            inverted: false,
+            last: None,
         }
     }
 }
@@ -94,12 +117,36 @@ impl Stage for Trim {
             Some(p) => before(p, index, &frame.time, &first)?,
             None => true,
         };
+        self.inverted |= !after_in && !before_out;
+        self.last = Some(frame.time);
         if after_in && before_out {
             self.kept += 1;
             self.span = Some((self.span.map_or(frame.time, |(f, _)| f), frame.time));
             out(frame)?;
         }
         Ok(())
+    }
+
+    /// An empty result is an error: an empty take helps no one, and LLV cannot read it.
+    fn finish(&mut self, _out: Out<'_>) -> Result<()> {
+        if self.kept > 0 {
+            return Ok(());
+        }
+        if let (true, Some(from), Some(to)) = (self.inverted, &self.from, &self.to) {
+            return Err(inverted_error(from, to));
+        }
+        let tc = |t: Option<FrameTime>| {
+            t.and_then(|t| t.timecode())
+                .map_or("-".to_string(), |t| t.to_string())
+        };
+        let from = self.from.map_or("the start".to_string(), |p| p.to_string());
+        let to = self.to.map_or("the end".to_string(), |p| p.to_string());
+        bail!(
+            "trim from {from} to {to} keeps none of the {} frames (the take runs from {} to {})",
+            self.index,
+            tc(self.first),
+            tc(self.last)
+        )
     }
 
     fn report(&self) -> String {
@@ -162,13 +209,61 @@ mod tests {
             run(&mut Trim::new(tc("00:00:00:31"), None), vec![f.clone()]).len(),
             1
         );
-        assert_eq!(
-            run(&mut Trim::new(None, tc("00:00:00:31")), vec![f.clone()]).len(),
-            0
-        );
+        let mut kept = 0;
+        Trim::new(None, tc("00:00:00:31"))
+            .push(f.clone(), &mut |_| {
+                kept += 1;
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(kept, 0);
         assert_eq!(
             run(&mut Trim::new(None, tc("00:00:00:31.700")), vec![f]).len(),
             1
+        );
+    }
+
+    #[test]
+    fn inverted_and_empty_trims_are_refused_naming_both_bounds() {
+        let rate = FrameRate::FPS_60;
+        let frames: Vec<Frame> = (0..120).map(|n| frame(3600 + n, rate, |_| 0.0)).collect();
+        let err = check_order(Some(Point::Index(10)), Some(Point::Index(5))).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "trim from frame 10 to frame 5: the in point is not before the out point, \
+             so no frame would be kept"
+        );
+        let err = check_order(Some(Point::Seconds(2.0)), Some(Point::Seconds(1.5))).unwrap_err();
+        assert!(
+            err.to_string().starts_with("trim from 2 s to 1.5 s: "),
+            "{err}"
+        );
+        assert!(check_order(Some(Point::Index(1)), Some(Point::Seconds(0.5))).is_ok());
+        // Timecodes, and mixed kinds, show their order in the take.
+        let tc = |s: &str| Some(Point::Timecode(Timecode::parse(s).unwrap()));
+        let finish = |t: &mut Trim| {
+            let mut sink = |_: Frame| Ok(());
+            for f in frames.clone() {
+                t.push(f, &mut sink).unwrap();
+            }
+            t.finish(&mut sink).map_err(|e| e.to_string())
+        };
+        let mut t = Trim::new(tc("00:01:01:00"), tc("00:01:00:30"));
+        assert_eq!(
+            finish(&mut t).unwrap_err(),
+            "trim from 00:01:01:00.000 to 00:01:00:30.000: the in point is not before the \
+             out point, so no frame would be kept"
+        );
+        let mut t = Trim::new(tc("00:01:01:00"), Some(Point::Seconds(0.5)));
+        assert!(finish(&mut t)
+            .unwrap_err()
+            .contains("the in point is not before"));
+        // In order but past the take's end.
+        let mut t = Trim::new(Some(Point::Seconds(10.0)), Some(Point::Seconds(20.0)));
+        assert_eq!(
+            finish(&mut t).unwrap_err(),
+            "trim from 10 s to 20 s keeps none of the 120 frames \
+             (the take runs from 00:01:00:00.000 to 00:01:01:59.000)"
         );
     }
 }

@@ -4,7 +4,7 @@
 //! and most exporters write), else `<mesh>.<index>`. Only buffers are loaded,
 //! never images.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ::gltf::animation::util::ReadOutputs;
 use ::gltf::animation::{Interpolation as GltfInterpolation, Property};
@@ -16,8 +16,8 @@ use super::{Animation, Curve, Interpolation};
 pub fn load(path: &Path) -> Result<Animation> {
     let name = path.display();
     let file = ::gltf::Gltf::open(path).with_context(|| format!("{name}: not glTF 2.0"))?;
-    let buffers = load_buffers(path, &file)?;
     let mut animation = Animation::default();
+    let buffers = load_buffers(path, &file, &mut animation.files)?;
     for anim in file.document.animations() {
         for channel in anim.channels() {
             if channel.target().property() != Property::MorphTargetWeights {
@@ -102,7 +102,11 @@ pub fn load(path: &Path) -> Result<Animation> {
 
 /// The file's buffers: the GLB's binary chunk, `data:` URIs (base64) and
 /// files beside it. Images are never loaded.
-fn load_buffers(path: &Path, file: &::gltf::Gltf) -> Result<Vec<Vec<u8>>> {
+fn load_buffers(
+    path: &Path,
+    file: &::gltf::Gltf,
+    files: &mut Vec<PathBuf>,
+) -> Result<Vec<Vec<u8>>> {
     use base64::Engine;
     let name = path.display();
     let mut buffers = Vec::new();
@@ -127,13 +131,15 @@ fn load_buffers(path: &Path, file: &::gltf::Gltf) -> Result<Vec<Vec<u8>>> {
                         .with_context(|| format!("{name}: buffer {}: base64", buffer.index()))?
                 } else {
                     let file = path.with_file_name(uri);
-                    std::fs::read(&file).with_context(|| {
+                    let data = std::fs::read(&file).with_context(|| {
                         format!(
                             "{name}: buffer {}: cannot read {}",
                             buffer.index(),
                             file.display()
                         )
-                    })?
+                    })?;
+                    files.push(file);
+                    data
                 }
             }
         };

@@ -16,6 +16,7 @@ use llv_core::packet::MAX_LEN;
 use llv_core::time::{FrameRate, FrameTime, Timecode};
 
 use crate::edit::Frame;
+use crate::rig::Back;
 
 /// How a keyed curve goes from key to key (glTF's sampler interpolations).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,6 +158,8 @@ impl Curve {
 pub struct Animation {
     /// Each target's name and curve.
     pub curves: Vec<(String, Curve)>,
+    /// The files read besides the animation's own (glTF buffers).
+    pub files: Vec<std::path::PathBuf>,
 }
 
 impl Animation {
@@ -205,11 +208,12 @@ pub struct Report {
 }
 
 /// Samples `animation` at `sampling.rate` from its first to its last key,
-/// both included, mapping targets back through `reverse` (target -> shape,
-/// divisor); each frame goes to `emit` as a packet.
+/// both included, mapping targets back through `reverse` (by lower-cased
+/// target name, see [`crate::rig::RigMap::reverse_by_target`]); each frame
+/// goes to `emit` as a packet.
 pub fn frames(
     animation: &Animation,
-    reverse: &HashMap<String, (usize, f64)>,
+    reverse: &HashMap<String, Back>,
     sampling: &Sampling,
     emit: &mut dyn FnMut(&[u8]) -> Result<()>,
 ) -> Result<Report> {
@@ -222,13 +226,13 @@ pub fn frames(
         .ok_or_else(|| anyhow!("{} is not a frame rate", sampling.rate))?;
     let mut report = Report::default();
     // Per shape, the first target (in file order) that drives it.
-    let mut drivers: Vec<(usize, usize, f64)> = Vec::new();
+    let mut drivers: Vec<(usize, Back)> = Vec::new();
     for (index, (target, _)) in animation.curves.iter().enumerate() {
-        match reverse.get(target) {
-            Some(&(shape, divisor)) => {
-                if drivers.iter().all(|(s, _, _)| *s != shape) {
-                    drivers.push((shape, index, divisor));
-                    report.driven.push((NAMES[shape], target.clone()));
+        match reverse.get(&target.to_lowercase()) {
+            Some(&back) => {
+                if drivers.iter().all(|(_, b)| b.shape != back.shape) {
+                    drivers.push((index, back));
+                    report.driven.push((NAMES[back.shape], target.clone()));
                 }
             }
             None => report.unmapped.push(target.clone()),
@@ -255,16 +259,15 @@ pub fn frames(
     for k in 0..count {
         let t = start + k as f64 / fps;
         let mut values = [0.0f32; COUNT];
-        for &(shape, curve, divisor) in &drivers {
-            let v = f64::from(animation.curves[curve].1.sample(t)) / divisor;
-            let v = v as f32;
+        for &(curve, back) in &drivers {
+            let v = back.apply(f64::from(animation.curves[curve].1.sample(t))) as f32;
             if !v.is_finite() {
                 bail!(
                     "target \"{}\" at {t:.4} s: {v} is not a finite value",
                     animation.curves[curve].0
                 );
             }
-            values[shape] = v;
+            values[back.shape] = v;
         }
         let frame_number = i32::try_from(i64::from(first.frame_number) + k as i64)
             .map_err(|_| anyhow!("frame {k}: past the frame numbers a packet holds"))?;

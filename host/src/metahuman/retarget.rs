@@ -12,7 +12,8 @@ use llv_core::blendshape::COUNT;
 use llv_core::time::FrameTime;
 
 use super::pose_asset::PoseAsset;
-use crate::recording::csv::write_row;
+use crate::parallel::map_ordered;
+use crate::recording::csv::{push_row, BATCH, ROWS_PER_JOB};
 use crate::take::timecode;
 
 /// How the weighted values of the poses driving one curve combine.
@@ -41,17 +42,40 @@ pub struct Retargeter {
     terms: Vec<Vec<(usize, f64)>>,
     pose_count: usize,
     combine: Combine,
+    /// `--combine max` counts a pose that does not drive a curve as a 0
+    /// (MetaHuman's rule), or takes the maximum of the driving values alone.
+    max_counts_undriven: bool,
 }
 
 impl Retargeter {
-    /// Keeps the curves some pose drives (a non-zero weight), or all of them.
+    /// MetaHuman's pose asset: keeps the curves some pose drives (a non-zero
+    /// weight), or all of them; `--combine max` is over all poses, so a pose
+    /// that does not drive a curve counts as 0 and a curve never falls below
+    /// its rest value while any pose leaves it alone.
     pub fn new(asset: &PoseAsset, combine: Combine, all_curves: bool) -> Self {
+        Retargeter::build(asset, combine, all_curves, true)
+    }
+
+    /// A rig map's curves (every target a column): `--combine max` is the
+    /// largest of the signed values of the shapes that drive a curve, so one
+    /// shape with weight -1 gives its negated value.
+    pub fn for_rig(asset: &PoseAsset, combine: Combine) -> Self {
+        Retargeter::build(asset, combine, true, false)
+    }
+
+    fn build(
+        asset: &PoseAsset,
+        combine: Combine,
+        all_curves: bool,
+        max_counts_undriven: bool,
+    ) -> Self {
         let mut r = Retargeter {
             names: Vec::new(),
             rest: Vec::new(),
             terms: Vec::new(),
             pose_count: asset.poses.len(),
             combine,
+            max_counts_undriven,
         };
         for (j, name) in asset.curves.iter().enumerate() {
             let terms: Vec<(usize, f64)> = asset
@@ -80,14 +104,18 @@ impl Retargeter {
             let weighted = terms.iter().map(|&(i, w)| f64::from(shapes[i]) * w);
             let value = match self.combine {
                 Combine::Sum => weighted.sum(),
-                // The maximum over all poses: those with weight 0 contribute a 0.
+                // MetaHuman's maximum is over all poses: those with weight 0 contribute a 0.
                 Combine::Max => {
-                    let floor = if terms.len() < self.pose_count {
+                    let floor = if self.max_counts_undriven && terms.len() < self.pose_count {
                         0.0
                     } else {
                         f64::NEG_INFINITY
                     };
-                    weighted.fold(floor, f64::max)
+                    if terms.is_empty() {
+                        0.0
+                    } else {
+                        weighted.fold(floor, f64::max)
+                    }
                 }
             };
             *slot = rest + value;
@@ -104,12 +132,12 @@ pub fn write_curves(frames: &[Frame], map: &Retargeter, out: &mut dyn Write) -> 
     writer.finish()
 }
 
-/// Writes curves row by row: the header first, then one row per frame.
+/// Writes curves: the header first, then one row per frame, printed a batch
+/// at a time on every core ([`crate::parallel::map_ordered`]) and written in order.
 pub struct CurveWriter<'a> {
     out: &'a mut dyn Write,
     map: &'a Retargeter,
-    values: Vec<f64>,
-    line: String,
+    pending: Vec<Frame>,
     index: usize,
 }
 
@@ -120,32 +148,53 @@ impl<'a> CurveWriter<'a> {
         Ok(CurveWriter {
             out,
             map,
-            values: vec![0.0; map.curves().len()],
-            line: String::with_capacity(16 * map.curves().len()),
+            pending: Vec::with_capacity(BATCH),
             index: 0,
         })
     }
 
-    /// Writes the row of one frame.
+    /// Takes the row of one frame.
     pub fn frame(&mut self, frame: &Frame) -> Result<()> {
-        let tc = timecode(self.index, &frame.time)?;
+        self.pending.push(*frame);
         self.index += 1;
-        self.map.apply(&frame.shapes, &mut self.values);
-        write_row(
-            self.out,
-            &mut self.line,
-            format_args!("{tc}"),
-            self.values.iter().copied(),
-        )
+        if self.pending.len() >= BATCH {
+            self.print_pending()?;
+        }
+        Ok(())
     }
 
-    /// Rows written.
+    fn print_pending(&mut self) -> Result<()> {
+        let first = self.index - self.pending.len();
+        let chunks: Vec<&[Frame]> = self.pending.chunks(ROWS_PER_JOB).collect();
+        let map = self.map;
+        let print = |job: usize| -> Result<Vec<u8>> {
+            let rows = chunks[job];
+            let mut text = Vec::with_capacity(rows.len() * 12 * map.curves().len());
+            let mut values = vec![0.0; map.curves().len()];
+            for (k, frame) in rows.iter().enumerate() {
+                let tc = timecode(first + job * ROWS_PER_JOB + k, &frame.time)?;
+                map.apply(&frame.shapes, &mut values);
+                push_row(&mut text, format_args!("{tc}"), values.iter().copied())?;
+            }
+            Ok(text)
+        };
+        let out = &mut self.out;
+        map_ordered(chunks.len(), print, |text| -> Result<()> {
+            out.write_all(&text?)?;
+            Ok(())
+        })?;
+        self.pending.clear();
+        Ok(())
+    }
+
+    /// Rows taken.
     pub fn rows(&self) -> usize {
         self.index
     }
 
-    /// Flushes the output.
-    pub fn finish(self) -> Result<()> {
+    /// Writes the rows still held and flushes the output.
+    pub fn finish(mut self) -> Result<()> {
+        self.print_pending()?;
         self.out.flush()?;
         Ok(())
     }
@@ -217,5 +266,14 @@ mod tests {
         let max = Retargeter::new(&b, Combine::Max, false);
         max.apply(&shapes(1.0, 1.0), &mut out);
         assert_eq!(out, [1.0, -0.5]);
+        // A rig map's maximum is of the signed values of the driving shapes
+        // alone: `b` driven by JawOpen x -0.5 only is negative; a curve no
+        // shape drives is its rest value.
+        let mut c = a.clone();
+        c.poses[1].weights[1] = 0.0;
+        let rig = Retargeter::for_rig(&c, Combine::Max);
+        let mut all = [0.0; 4];
+        rig.apply(&shapes(0.5, 0.25), &mut all);
+        assert_eq!(all, [0.5, -0.25, 0.0, 1.0]);
     }
 }

@@ -22,7 +22,7 @@ use serde::Deserialize;
 use memchr::memmem;
 
 use super::clear_layout as layout;
-use super::stream::{spool, unspool, Emitter, FrameSink, Input};
+use super::stream::{spool, unspool, CountChanged, Emitter, FrameSink, Input};
 use super::NONFINITE_HINT;
 use crate::parallel::map_ordered;
 use crate::take::Take;
@@ -435,18 +435,38 @@ fn read_any_layout<const ALLOW_NONFINITE: bool>(
 /// file starts with, is known.
 pub struct Sink<'a> {
     out: &'a mut dyn Write,
-    body: io::BufWriter<std::fs::File>,
+    /// The body until the count is known; `None` when the count was known
+    /// first and the header is written (the body goes straight to `out`).
+    body: Option<io::BufWriter<std::fs::File>>,
+    announced: Option<u64>,
     pending: Take,
     count: u64,
     retain_raw: bool,
 }
 
+fn file_start(count: u64) -> Vec<u8> {
+    let mut start = layout::FILE_START.to_vec();
+    layout::push_int(&mut start, count);
+    start.extend_from_slice(layout::FRAMES_START);
+    start
+}
+
 impl<'a> Sink<'a> {
-    /// A sink writing to `out`; `retain_raw` adds each raw packet.
-    pub fn new(out: &'a mut dyn Write, retain_raw: bool) -> io::Result<Self> {
+    /// A sink writing to `out`; `retain_raw` adds each raw packet. With the
+    /// frame `count` known, the header is written first and nothing is
+    /// spooled; another count at the end is [`CountChanged`].
+    pub fn new(out: &'a mut dyn Write, retain_raw: bool, count: Option<u64>) -> io::Result<Self> {
+        let body = match count {
+            Some(n) => {
+                out.write_all(&file_start(n))?;
+                None
+            }
+            None => Some(spool()?),
+        };
         Ok(Sink {
             out,
-            body: spool()?,
+            body,
+            announced: count,
             pending: Take::default(),
             count: 0,
             retain_raw,
@@ -459,7 +479,10 @@ impl<'a> Sink<'a> {
         let first = self.count == self.pending.len() as u64;
         let retain = self.retain_raw;
         let print = |chunk: usize| print_frames(chunks[chunk], first && chunk == 0, retain);
-        let body = &mut self.body;
+        let body: &mut dyn Write = match &mut self.body {
+            Some(spool) => spool,
+            None => &mut *self.out,
+        };
         map_ordered(chunks.len(), print, |text| body.write_all(&text))?;
         self.pending = Take::default();
         Ok(())
@@ -480,11 +503,16 @@ impl FrameSink for Sink<'_> {
 
     fn finish(&mut self) -> io::Result<()> {
         self.print_pending()?;
-        let mut start = layout::FILE_START.to_vec();
-        layout::push_int(&mut start, self.count);
-        start.extend_from_slice(layout::FRAMES_START);
-        self.out.write_all(&start)?;
-        unspool(&mut self.body, self.out)?;
+        match (&mut self.body, self.announced) {
+            (Some(spool), _) => {
+                self.out.write_all(&file_start(self.count))?;
+                io::copy(&mut unspool(spool)?, self.out)?;
+            }
+            (None, Some(announced)) if announced != self.count => {
+                return Err(CountChanged::error(announced, self.count));
+            }
+            (None, _) => {}
+        }
         self.out.write_all(layout::FILE_END)?;
         self.out.flush()
     }
@@ -516,7 +544,10 @@ mod tests {
 
     fn clear(take: &Take, retain: bool) -> String {
         let mut out = Vec::new();
-        let options = crate::recording::WriteOptions { retain_raw: retain };
+        let options = crate::recording::WriteOptions {
+            retain_raw: retain,
+            ..Default::default()
+        };
         Format::Json.write(take, &mut out, options).unwrap();
         String::from_utf8(out).unwrap()
     }

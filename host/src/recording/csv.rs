@@ -5,12 +5,12 @@
 //! timecode becomes frame number and subframe at the timecode rate, so a
 //! take keeps its own timing whatever the capture cadence was.
 
-use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
 
 use super::stream::{Emitter, FrameSink};
 use super::NONFINITE_HINT;
+use crate::parallel::map_ordered;
 use crate::take::{derived_device_id, timecode, Take};
 use anyhow::{anyhow, bail, Context, Result};
 use llv_core::blendshape::{self, COUNT};
@@ -302,13 +302,19 @@ pub fn export<'a>(packets: impl IntoIterator<Item = &'a [u8]>, out: &mut dyn Wri
     Ok(())
 }
 
-/// Writes a CSV take row by row.
+/// Writes a CSV take: rows are printed a batch at a time on every core
+/// ([`crate::parallel::map_ordered`]) and written in order.
 pub struct Sink<'a> {
     out: &'a mut dyn Write,
     order: Vec<usize>,
-    line: String,
+    pending: Take,
     count: u64,
 }
+
+/// Frames a CSV writer holds before printing them on every core.
+pub const BATCH: usize = 4096;
+/// Rows one job prints.
+pub const ROWS_PER_JOB: usize = 256;
 
 impl<'a> Sink<'a> {
     /// A sink writing to `out`; writes the header at once.
@@ -322,33 +328,52 @@ impl<'a> Sink<'a> {
         Ok(Sink {
             out,
             order,
-            line: String::with_capacity(1024),
+            pending: Take::with_capacity(BATCH),
             count: 0,
         })
+    }
+
+    fn print_pending(&mut self) -> io::Result<()> {
+        let packets: Vec<&[u8]> = self.pending.packets().collect();
+        let first = self.count as usize - packets.len();
+        let chunks: Vec<&[&[u8]]> = packets.chunks(ROWS_PER_JOB).collect();
+        let order = &self.order;
+        let print = |job: usize| -> io::Result<Vec<u8>> {
+            let mut text = Vec::with_capacity(chunks[job].len() * 1024);
+            for (k, packet) in chunks[job].iter().enumerate() {
+                let index = first + job * ROWS_PER_JOB + k;
+                let frame = FaceFrame::decode(packet)
+                    .map_err(|e| io::Error::other(format!("frame {}: {e}", index + 1)))?;
+                let tc = timecode(index, &frame.time).map_err(io::Error::other)?;
+                let values = order
+                    .iter()
+                    .map(|&shape| f64::from(frame.blendshapes[shape]));
+                push_row(&mut text, format_args!("{tc},{COUNT}"), values)
+                    .map_err(io::Error::other)?;
+            }
+            Ok(text)
+        };
+        let out = &mut self.out;
+        map_ordered(chunks.len(), print, |text| out.write_all(&text?))?;
+        self.pending = Take::with_capacity(BATCH);
+        Ok(())
     }
 }
 
 impl FrameSink for Sink<'_> {
     fn push(&mut self, packet: &[u8]) -> io::Result<()> {
-        let index = self.count as usize;
+        self.pending
+            .push(packet)
+            .map_err(|e| io::Error::other(format!("frame {}: {e}", self.count + 1)))?;
         self.count += 1;
-        let frame = FaceFrame::decode(packet)
-            .map_err(|e| io::Error::other(format!("frame {}: {e}", index + 1)))?;
-        let tc = timecode(index, &frame.time).map_err(io::Error::other)?;
-        let values = self
-            .order
-            .iter()
-            .map(|&shape| f64::from(frame.blendshapes[shape]));
-        write_row(
-            self.out,
-            &mut self.line,
-            format_args!("{tc},{COUNT}"),
-            values,
-        )
-        .map_err(io::Error::other)
+        if self.pending.len() >= BATCH {
+            self.print_pending()?;
+        }
+        Ok(())
     }
 
     fn finish(&mut self) -> io::Result<()> {
+        self.print_pending()?;
         self.out.flush()
     }
 
@@ -357,27 +382,150 @@ impl FrameSink for Sink<'_> {
     }
 }
 
-/// Writes one row as the app prints its values: `lead`, then `,value` with 10
-/// decimals each; `line` is the reused text buffer.
-pub fn write_row(
-    out: &mut dyn Write,
-    line: &mut String,
+/// Appends one row as the app prints its values to `text`: `lead`, then
+/// `,value` with 10 decimals each, then a line end.
+pub fn push_row(
+    text: &mut Vec<u8>,
     lead: std::fmt::Arguments<'_>,
     values: impl IntoIterator<Item = f64>,
 ) -> Result<()> {
-    line.clear();
-    line.write_fmt(lead)?;
+    text.write_fmt(lead)?;
     for value in values {
-        write!(line, ",{value:.10}")?;
+        text.push(b',');
+        push_fixed10(text, value);
     }
-    line.push('\n');
-    out.write_all(line.as_bytes())?;
+    text.push(b'\n');
     Ok(())
+}
+
+/// Appends `value` exactly as `format!("{value:.10}")` prints it (the exact
+/// binary value rounded to 10 decimals, ties to even, the sign kept), in
+/// integer arithmetic: the standard formatter's exact mode was most of the
+/// time of writing a CSV.
+pub fn push_fixed10(line: &mut Vec<u8>, value: f64) {
+    const SCALE: u64 = 10_000_000_000;
+    if value == 0.0 {
+        line.extend_from_slice(if value.is_sign_negative() {
+            b"-0.0000000000"
+        } else {
+            b"0.0000000000"
+        });
+        return;
+    }
+    if !value.is_finite() || value.abs() >= 1e9 {
+        // Rare on face values: the standard formatter.
+        let _ = write!(line, "{value:.10}");
+        return;
+    }
+    let bits = value.to_bits();
+    let exponent = ((bits >> 52) & 0x7ff) as i32;
+    let fraction = bits & ((1 << 52) - 1);
+    // value = mantissa x 2^-shift; below 1e9 the shift is at least 22.
+    let (mantissa, shift) = if exponent == 0 {
+        (fraction, 1074)
+    } else {
+        (fraction | 1 << 52, (1075 - exponent) as u32)
+    };
+    let scaled = u128::from(mantissa) * u128::from(SCALE);
+    // Below 1e9 the rounded value is under 1e19: it fits a u64.
+    let rounded = if shift >= 128 {
+        // Below 2^-40: under half of the last decimal.
+        0
+    } else {
+        let q = (scaled >> shift) as u64;
+        let rest = scaled & ((1u128 << shift) - 1);
+        let half = 1u128 << (shift - 1);
+        if rest > half || (rest == half && q & 1 == 1) {
+            q + 1
+        } else {
+            q
+        }
+    };
+    if value.is_sign_negative() {
+        line.push(b'-');
+    }
+    if rounded < SCALE {
+        line.push(b'0');
+    } else {
+        let mut int = itoa::Buffer::new();
+        line.extend_from_slice(int.format(rounded / SCALE).as_bytes());
+    }
+    // The ten decimals, two at a time.
+    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+                                2021222324252627282930313233343536373839\
+                                4041424344454647484950515253545556575859\
+                                6061626364656667686970717273747576777879\
+                                8081828384858687888990919293949596979899";
+    let mut rest = rounded % SCALE;
+    let mut digits = [b'.'; 11];
+    for pair in (0..5).rev() {
+        let at = 2 * (rest % 100) as usize;
+        rest /= 100;
+        digits[1 + 2 * pair] = PAIRS[at];
+        digits[2 + 2 * pair] = PAIRS[at + 1];
+    }
+    line.extend_from_slice(&digits);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fixed_ten_decimals_print_as_the_standard_formatter_does() {
+        let mut cases = vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            1.0 / 2048.0,
+            3.0 / 2048.0,
+            -5.0 / 2048.0,
+            0.00000000005,
+            0.00000000015,
+            -0.00000000004999,
+            1e-300,
+            -1e-320,
+            f64::MIN_POSITIVE,
+            0.0812982991,
+            999_999_999.99999999,
+            1e9,
+            -2.5e12,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        // Every f32 pattern class the takes hold, and f64 sums of them.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..50_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let f = f32::from_bits(x as u32);
+            if f.is_finite() {
+                cases.push(f64::from(f));
+            }
+            let g = f64::from_bits(x);
+            if g.is_finite() {
+                cases.push(g);
+            }
+            let small = f64::from((x >> 40) as u32) / f64::from(1u32 << 24) - 0.5;
+            cases.push(small);
+            cases.push(small * 1e-6);
+        }
+        let mut line = Vec::new();
+        for v in cases {
+            line.clear();
+            push_fixed10(&mut line, v);
+            assert_eq!(
+                String::from_utf8_lossy(&line),
+                format!("{v:.10}"),
+                "{v:e} ({:#x})",
+                v.to_bits()
+            );
+        }
+    }
 
     fn sd() -> ImportOptions {
         ImportOptions {

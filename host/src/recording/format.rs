@@ -133,19 +133,23 @@ impl Format {
     ) -> io::Result<Box<dyn FrameSink + 'a>> {
         Ok(match self {
             Format::Native => Box::new(native::Sink::new(out)),
-            Format::Llv => Box::new(llv::Sink::new(out)?),
+            Format::Llv => Box::new(llv::Sink::new(out, options.count)?),
             Format::LlvLegacy => {
                 return Err(io::Error::other(
                     "LLV legacy recordings are read-only; write native, llv or json",
                 ))
             }
-            Format::Json => Box::new(clear::Sink::new(out, options.retain_raw)?),
+            Format::Json => Box::new(clear::Sink::new(out, options.retain_raw, options.count)?),
             Format::Csv => Box::new(csv::Sink::new(out)?),
         })
     }
 
     /// Writes `take` in this format.
     pub fn write(self, take: &Take, out: &mut dyn Write, options: WriteOptions) -> io::Result<()> {
+        let options = WriteOptions {
+            count: Some(take.len() as u64),
+            ..options
+        };
         let mut sink = self.sink(out, options)?;
         for packet in take.packets() {
             sink.push(packet)?;

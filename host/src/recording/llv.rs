@@ -15,12 +15,12 @@ use std::sync::Arc;
 
 use anyhow::{bail, Result};
 use flate2::bufread::GzDecoder;
-use flate2::write::GzEncoder;
-use flate2::Compression;
+use flate2::Crc;
 use llv_core::llv_file::{self, frame_len, HEADER_LEN, PREFIX_LEN, VERSION};
 use llv_core::packet::{MAX_LEN, MIN_LEN};
 
-use super::stream::{spool, unspool, Emitter, FrameSink, Input};
+use super::gzip::{self, Blocks};
+use super::stream::{spool, unspool, CountChanged, Emitter, FrameSink, Input};
 
 /// Most body bytes per gzip byte read.
 pub const MAX_RATIO: usize = 64;
@@ -160,20 +160,51 @@ impl<R: BufRead> Body<'_, R> {
     }
 }
 
-/// Writes an LLV gzip recording: the body goes to a temporary file until the
-/// frame count, which the header carries, is known.
+/// Writes an LLV gzip recording as one gzip member: the body is deflated as
+/// it comes, on every core ([`gzip::Blocks`]), into a temporary file until
+/// the frame count, which the header at the start of the body carries, is
+/// known; then the header is deflated in front of it.
 pub struct Sink<'a> {
-    out: &'a mut dyn Write,
-    body: io::BufWriter<std::fs::File>,
+    body: Option<Deflated<'a>>,
     count: u64,
 }
 
+/// Where the deflated body goes.
+enum Deflated<'a> {
+    /// To a spool, until the count is known.
+    Spooled(&'a mut dyn Write, Blocks<io::BufWriter<std::fs::File>>),
+    /// Straight to the output, the head with the count told written first.
+    Direct {
+        blocks: Blocks<&'a mut dyn Write>,
+        head_crc: Crc,
+        announced: u64,
+    },
+}
+
+fn head(count: u64) -> [u8; 5] {
+    let mut head = [VERSION, 0, 0, 0, 0];
+    head[1..].copy_from_slice(&(count as u32).to_be_bytes());
+    head
+}
+
 impl<'a> Sink<'a> {
-    /// A sink writing to `out`.
-    pub fn new(out: &'a mut dyn Write) -> io::Result<Self> {
+    /// A sink writing to `out`. With the frame `count` known, the head is
+    /// written first and nothing is spooled; another count at the end is
+    /// [`CountChanged`].
+    pub fn new(out: &'a mut dyn Write, count: Option<u64>) -> io::Result<Self> {
+        let body = match count.filter(|n| *n <= u64::from(u32::MAX)) {
+            Some(n) => {
+                let head_crc = gzip::start(out, &head(n))?;
+                Deflated::Direct {
+                    blocks: Blocks::new(out),
+                    head_crc,
+                    announced: n,
+                }
+            }
+            None => Deflated::Spooled(out, Blocks::new(spool()?)),
+        };
         Ok(Sink {
-            out,
-            body: spool()?,
+            body: Some(body),
             count: 0,
         })
     }
@@ -187,16 +218,36 @@ impl FrameSink for Sink<'_> {
             ));
         }
         self.count += 1;
-        self.body.write_all(&(packet.len() as u32).to_be_bytes())?;
-        self.body.write_all(packet)
+        let body: &mut dyn Write = match self.body.as_mut().ok_or_else(finished)? {
+            Deflated::Spooled(_, blocks) => blocks,
+            Deflated::Direct { blocks, .. } => blocks,
+        };
+        body.write_all(&(packet.len() as u32).to_be_bytes())?;
+        body.write_all(packet)
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        let mut gz = GzEncoder::new(&mut *self.out, Compression::default());
-        gz.write_all(&[VERSION])?;
-        gz.write_all(&(self.count as u32).to_be_bytes())?;
-        unspool(&mut self.body, &mut gz)?;
-        gz.finish()?.flush()
+        match self.body.take().ok_or_else(finished)? {
+            Deflated::Spooled(out, blocks) => {
+                let (mut spooled, crc) = blocks.finish()?;
+                let mut body = unspool(&mut spooled)?;
+                gzip::member(out, &head(self.count), &mut body, &crc)?;
+                out.flush()
+            }
+            Deflated::Direct {
+                blocks,
+                mut head_crc,
+                announced,
+            } => {
+                let (out, crc) = blocks.finish()?;
+                if announced != self.count {
+                    return Err(CountChanged::error(announced, self.count));
+                }
+                head_crc.combine(&crc);
+                gzip::end(out, &head_crc)?;
+                out.flush()
+            }
+        }
     }
 
     fn count(&self) -> u64 {
@@ -204,11 +255,17 @@ impl FrameSink for Sink<'_> {
     }
 }
 
+fn finished() -> io::Error {
+    io::Error::other("the LLV file is already complete")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::recording::{read_bytes, Format};
     use crate::take::Take;
+    use flate2::write::GzEncoder;
+    use flate2::Compression;
 
     fn write(take: &Take, out: &mut dyn Write) -> io::Result<()> {
         Format::Llv.write(take, out, Default::default())

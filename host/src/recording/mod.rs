@@ -7,6 +7,7 @@
 //! | [`frames`] | [`Frames`]: any recording read frame by frame on a thread |
 //! | [`stream`] | what readers and writers build on: input, emitter, [`FrameSink`], spool |
 //! | [`native`], [`llv`], [`legacy`], [`clear`], [`csv`] | one format each |
+//! | [`gzip`] | one gzip member deflated on every core (LLV's files) |
 //! | [`clear_layout`] | clear JSON's exact byte layout as LLV prints it, both directions |
 //! | [`pyrepr`] | numbers and strings printed as Python's `json.dumps` prints them |
 //!
@@ -18,6 +19,7 @@ pub mod clear_layout;
 pub mod csv;
 pub mod format;
 pub mod frames;
+pub mod gzip;
 pub mod legacy;
 pub mod llv;
 pub mod native;
@@ -131,6 +133,11 @@ fn each_line(
 pub struct WriteOptions {
     /// Clear JSON: add each frame's raw packet as `"raw_frame"`.
     pub retain_raw: bool,
+    /// The frames the output will hold, when known before they come: LLV
+    /// gzip and clear JSON, whose header holds the count, then write it
+    /// first and stream their body instead of spooling it. Another count at
+    /// the end fails the write with [`stream::CountChanged`].
+    pub count: Option<u64>,
 }
 
 /// Writes `take` to `path` (`-` is standard output) in `format`; a file
@@ -165,7 +172,10 @@ pub fn write_stream(
     body: impl FnOnce(&mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()>,
 ) -> Result<u64> {
     let target = display_name(path);
-    let cannot = |e: io::Error| anyhow!("{target}: cannot write: {e}");
+    let cannot = |e: io::Error| match stream::CountChanged::of(&e) {
+        Some(changed) => anyhow::Error::new(changed),
+        None => anyhow!("{target}: cannot write: {e}"),
+    };
     let run = |out: &mut dyn Write| -> Result<u64> {
         let mut sink = format.sink(out, options).map_err(cannot)?;
         body(&mut |packet: &[u8]| sink.push(packet).map_err(cannot))?;
@@ -185,6 +195,73 @@ pub fn write_stream(
         Ok(())
     })?;
     Ok(count)
+}
+
+/// [`write_stream`] told `count` frames (see [`WriteOptions::count`]): when
+/// `body` gives another count, the file is written again by `body` without
+/// it (the first attempt leaves nothing). Standard output is never told.
+pub fn write_counted(
+    path: &Path,
+    format: Format,
+    options: WriteOptions,
+    count: Option<u64>,
+    force: bool,
+    mut body: impl FnMut(&mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()>,
+) -> Result<u64> {
+    let count = count.filter(|_| !is_stdio(path));
+    if count.is_some() {
+        let told = WriteOptions { count, ..options };
+        match write_stream(path, format, told, force, &mut body) {
+            Err(e) if e.downcast_ref::<stream::CountChanged>().is_some() => {}
+            done => return done,
+        }
+    }
+    write_stream(
+        path,
+        format,
+        WriteOptions {
+            count: None,
+            ..options
+        },
+        force,
+        body,
+    )
+}
+
+/// The frame count a file's header announces (LLV gzip, clear JSON), read
+/// from its first bytes; `None` for other formats, standard input, anything
+/// but a regular file (a pipe read here would lose its first bytes), or a
+/// header that does not read.
+pub fn announced_count(path: &Path) -> Option<u64> {
+    if is_stdio(path) || !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let mut head = [0u8; 64];
+    let mut file = std::fs::File::open(path).ok()?;
+    let got = read_up_to(&mut file, &mut head).ok()?;
+    let head = &head[..got];
+    if head.starts_with(&[0x1f, 0x8b]) {
+        let mut gz = flate2::read::GzDecoder::new(std::fs::File::open(path).ok()?);
+        let mut start = [0u8; llv_core::llv_file::HEADER_LEN];
+        let got = read_up_to(&mut gz, &mut start).ok()?;
+        return llv_core::llv_file::header(&start[..got])
+            .ok()
+            .map(u64::from);
+    }
+    clear_layout::parse_file_start(head).map(|(count, _)| count)
+}
+
+fn read_up_to(input: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match input.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
 }
 
 /// True for the `-` path that stands for standard input or output.
@@ -218,6 +295,72 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<Frames> {
 mod tests {
     use super::*;
     use crate::take::tests_support::sample_take;
+
+    /// A writer told the count writes its header first; told a wrong count,
+    /// `write_counted` writes the file again without it.
+    #[test]
+    fn counts_told_first_are_checked_and_a_wrong_one_is_written_again() {
+        let take = sample_take(3);
+        let dir = tempfile::tempdir().unwrap();
+        for format in [Format::Llv, Format::Json] {
+            let mut told = Vec::new();
+            let options = WriteOptions {
+                count: Some(4),
+                ..WriteOptions::default()
+            };
+            let mut sink = format.sink(&mut told, options).unwrap();
+            for p in take.packets() {
+                sink.push(p).unwrap();
+            }
+            let e = sink.finish().unwrap_err();
+            assert_eq!(
+                stream::CountChanged::of(&e),
+                Some(stream::CountChanged {
+                    announced: 4,
+                    written: 3
+                })
+            );
+            let path = dir.path().join(format!("t.{}", format.describe()));
+            let mut attempts = 0;
+            let written = write_counted(
+                &path,
+                format,
+                WriteOptions::default(),
+                Some(4),
+                false,
+                |sink| {
+                    attempts += 1;
+                    take.packets().try_for_each(&mut *sink)
+                },
+            )
+            .unwrap();
+            assert_eq!((written, attempts), (3, 2));
+            let read = read(&path, &ReadOptions::default()).unwrap();
+            assert_eq!(read.take, take);
+            assert!(read.warnings.is_empty(), "{:?}", read.warnings);
+            assert_eq!(announced_count(&path), Some(3));
+            // Told the right count: one attempt, the same bytes as spooled.
+            let right = dir.path().join(format!("r.{}", format.describe()));
+            let mut attempts = 0;
+            write_counted(
+                &right,
+                format,
+                WriteOptions::default(),
+                Some(3),
+                false,
+                |sink| {
+                    attempts += 1;
+                    take.packets().try_for_each(&mut *sink)
+                },
+            )
+            .unwrap();
+            assert_eq!(attempts, 1);
+            assert_eq!(
+                std::fs::read(&right).unwrap(),
+                std::fs::read(&path).unwrap()
+            );
+        }
+    }
 
     /// Every cut and every single-byte change of a file in each format reads as
     /// frames, warnings or an error naming the file: never a panic.

@@ -142,18 +142,52 @@ pub trait FrameSink {
     fn count(&self) -> u64;
 }
 
+/// A writer told the frame count before the frames got another count: what
+/// it wrote is wrong and must be written again without the count
+/// ([`super::write_counted`] does).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CountChanged {
+    /// The count the writer was told.
+    pub announced: u64,
+    /// The frames it got.
+    pub written: u64,
+}
+
+impl CountChanged {
+    /// The error a sink returns.
+    pub fn error(announced: u64, written: u64) -> io::Error {
+        io::Error::other(CountChanged { announced, written })
+    }
+
+    /// The `CountChanged` inside `e`, if that is what it is.
+    pub fn of(e: &io::Error) -> Option<CountChanged> {
+        e.get_ref()?.downcast_ref::<CountChanged>().copied()
+    }
+}
+
+impl std::fmt::Display for CountChanged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} frames written where {} were announced",
+            self.written, self.announced
+        )
+    }
+}
+
+impl std::error::Error for CountChanged {}
+
 /// An anonymous temporary file to hold a body until its count is known.
 pub fn spool() -> io::Result<io::BufWriter<File>> {
     Ok(io::BufWriter::with_capacity(1 << 16, tempfile::tempfile()?))
 }
 
-/// Copies a spooled body to `out`.
-pub fn unspool(spool: &mut io::BufWriter<File>, out: &mut dyn Write) -> io::Result<()> {
+/// A spooled body, from its start.
+pub fn unspool(spool: &mut io::BufWriter<File>) -> io::Result<BufReader<&mut File>> {
     spool.flush()?;
     let file = spool.get_mut();
     file.rewind()?;
-    io::copy(&mut BufReader::with_capacity(1 << 16, file), out)?;
-    Ok(())
+    Ok(BufReader::with_capacity(1 << 16, file))
 }
 
 /// Runs a format reader on `read` and collects what it hands on (for unit tests).

@@ -6,8 +6,11 @@
 //! The take is read twice, frame by frame: once for each shape's spread (the
 //! default shapes are the ten whose values vary most: the largest standard
 //! deviation), the cadence and the spans to shade, once for the values, kept
-//! as the minimum and maximum per pixel column, so memory stays flat on any
-//! take. Shaded: gaps (intervals over 1.5 cadence intervals, see
+//! as the minimum, maximum and mean per pixel column, so memory stays flat on
+//! any take. Each curve is its envelope (a translucent band from the minimum
+//! to the maximum of each column) under a line through the column means: a
+//! take of a million frames, hundreds per column, still shows its curves.
+//! PNG text is drawn by [`text`] (plotters' own puts glyphs off their cells). Shaded: gaps (intervals over 1.5 cadence intervals, see
 //! [`crate::timing`]) in grey, no-face spans (frames whose 52 ARKit
 //! coefficients are all exactly 0, what a lost face gives) in red. The time
 //! axis is labelled with the take's timecode.
@@ -24,6 +27,8 @@ use plotters::prelude::*;
 use crate::output;
 use crate::recording::{self, ReadOptions};
 use crate::timing::Cadence;
+
+pub mod text;
 
 /// What to draw and how big.
 #[derive(Clone, Debug)]
@@ -138,8 +143,23 @@ fn most_active(spread: &[(u64, f64, f64); COUNT], count: usize) -> Vec<usize> {
     order
 }
 
-/// Per shape, per pixel column: the smallest and largest value.
-type Columns = Vec<Vec<Option<(f32, f32)>>>;
+/// The values of one curve that fall in one pixel column.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Cell {
+    lo: f32,
+    hi: f32,
+    sum: f64,
+    count: u32,
+}
+
+impl Cell {
+    fn mean(&self) -> f64 {
+        self.sum / f64::from(self.count.max(1))
+    }
+}
+
+/// Per shape, per pixel column: the values that fall in it.
+type Columns = Vec<Vec<Option<Cell>>>;
 
 fn columns(
     input: &Path,
@@ -168,15 +188,48 @@ fn columns(
                     continue;
                 };
                 let cell = &mut slot[col];
-                *cell = Some(cell.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))));
+                let c = cell.get_or_insert(Cell {
+                    lo: v,
+                    hi: v,
+                    sum: 0.0,
+                    count: 0,
+                });
+                c.lo = c.lo.min(v);
+                c.hi = c.hi.max(v);
+                c.sum += f64::from(v);
+                c.count = c.count.saturating_add(1);
             }
         }
     }
     Ok(out)
 }
 
-/// Draws the curves of `input` into `out` (PNG, or SVG when its name ends in
-/// `.svg`), written atomically and replacing a file only with `force`.
+/// What a picture is written as: the name's extension says, `.png` or `.svg`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Png,
+    Svg,
+}
+
+impl Kind {
+    fn of(out: &Path) -> Result<Kind> {
+        let ext = out
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match ext.as_deref() {
+            Some("png") => Ok(Kind::Png),
+            Some("svg") => Ok(Kind::Svg),
+            _ => bail!(
+                "{}: a plot is written as PNG or SVG: name it .png or .svg",
+                out.display()
+            ),
+        }
+    }
+}
+
+/// Draws the curves of `input` into `out` (PNG or SVG, by its name's
+/// extension; any other name is refused), written atomically, never over the
+/// take and replacing a file only with `force`.
 pub fn plot_file(
     input: &Path,
     read: &ReadOptions,
@@ -187,7 +240,8 @@ pub fn plot_file(
     if recording::is_stdio(input) {
         bail!("plot reads the take twice: name a file, not standard input");
     }
-    output::check_free(out, force)?;
+    let kind = Kind::of(out)?;
+    output::check(out, &[input], force)?;
     register_font()?;
     let survey = survey(input, read)?;
     let shapes = match &options.shapes {
@@ -212,10 +266,7 @@ pub fn plot_file(
         no_face: survey.no_face,
     };
     let size = (options.width.max(200), options.height.max(150));
-    let svg = out
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
-    if svg {
+    if kind == Kind::Svg {
         let mut text = String::new();
         {
             let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
@@ -226,7 +277,10 @@ pub fn plot_file(
     } else {
         let mut rgb = vec![0u8; size.0 as usize * size.1 as usize * 3];
         {
-            let root = BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area();
+            let bitmap = BitMapBackend::with_buffer(&mut rgb, size);
+            let root = text::Glyphs::new(bitmap, epaint_default_fonts::HACK_REGULAR)
+                .map_err(|_| anyhow!("the bundled font does not load"))?
+                .into_drawing_area();
             picture.draw(&root)?;
             root.present().map_err(|e| anyhow!("drawing: {e}"))?;
         }
@@ -287,9 +341,9 @@ impl Picture {
         let fail = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing: {e}");
         root.fill(&WHITE).map_err(fail)?;
         let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
-        for col in self.cols.iter().flatten().flatten() {
-            lo = lo.min(col.0);
-            hi = hi.max(col.1);
+        for cell in self.cols.iter().flatten().flatten() {
+            lo = lo.min(cell.lo);
+            hi = hi.max(cell.hi);
         }
         if !(lo.is_finite() && hi.is_finite()) {
             (lo, hi) = (0.0, 1.0);
@@ -311,6 +365,7 @@ impl Picture {
             .y_desc("value")
             .x_labels(8)
             .x_label_formatter(&label)
+            .y_label_formatter(&|v| tick(*v))
             .label_style(("sans-serif", 14))
             .draw()
             .map_err(fail)?;
@@ -339,19 +394,28 @@ impl Picture {
         let width = self.cols.first().map_or(1, Vec::len);
         for (n, (&shape, cols)) in self.shapes.iter().zip(&self.cols).enumerate() {
             let color = Palette99::pick(n).to_rgba();
-            // Each column's smallest then largest value, drawn 1 pixel wide: plotters joins
-            // wider lines with miters, which spike where a line turns back on itself.
-            let mut points: Vec<(f64, f64)> = Vec::with_capacity(2 * cols.len());
-            for (i, cell) in cols.iter().enumerate() {
-                let t = self.span * i as f64 / (width.max(2) - 1) as f64;
-                if let Some((a, b)) = cell {
-                    for p in [(t, f64::from(*a)), (t, f64::from(*b))] {
-                        if points.last() != Some(&p) {
-                            points.push(p);
-                        }
-                    }
-                }
+            let x = |i: usize| self.span * i as f64 / (width.max(2) - 1) as f64;
+            let cells: Vec<(f64, Cell)> = cols
+                .iter()
+                .enumerate()
+                .filter_map(|(i, cell)| cell.map(|c| (x(i), c)))
+                .collect();
+            // The envelope: along the maxima, back along the minima.
+            if cells.iter().any(|(_, c)| c.hi > c.lo) {
+                let band = cells
+                    .iter()
+                    .map(|(t, c)| (*t, f64::from(c.hi)))
+                    .chain(cells.iter().rev().map(|(t, c)| (*t, f64::from(c.lo))));
+                chart
+                    .draw_series(std::iter::once(Polygon::new(
+                        band.collect::<Vec<_>>(),
+                        color.mix(0.25).filled(),
+                    )))
+                    .map_err(fail)?;
             }
+            // The means, 1 pixel wide: plotters joins wider lines with
+            // miters, which spike where a line turns back on itself.
+            let points = cells.iter().map(|(t, c)| (*t, c.mean()));
             chart
                 .draw_series(LineSeries::new(points, color.stroke_width(1)))
                 .map_err(fail)?
@@ -372,9 +436,88 @@ impl Picture {
     }
 }
 
+/// A value-axis label: no more digits than the ticks need, never `-0`.
+fn tick(v: f64) -> String {
+    let v = (v * 1e6).round() / 1e6;
+    // -0.0 == 0.0: a tick at zero is written 0 whatever its sign.
+    let v = if v == 0.0 { 0.0 } else { v };
+    format!("{v}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A curve that spans 0 to 1 in every pixel column (a long take, many
+    /// frames to a column) draws as a light band under its mean line, not
+    /// as a block of its own colour.
+    #[test]
+    fn a_full_envelope_is_a_light_band_under_the_mean() {
+        let (w, h) = (800u32, 400u32);
+        let frames = 500;
+        let cell = Cell {
+            lo: 0.0,
+            hi: 1.0,
+            sum: 0.5 * f64::from(frames),
+            count: frames,
+        };
+        let picture = Picture {
+            title: "long".into(),
+            first: FrameTime {
+                frame_number: 0,
+                subframe: 0.0,
+                rate: FrameRate::FPS_60,
+            },
+            span: 3600.0,
+            shapes: vec![17],
+            cols: vec![vec![Some(cell); w as usize]],
+            gaps: Vec::new(),
+            no_face: Vec::new(),
+        };
+        register_font().unwrap();
+        let mut rgb = vec![0u8; (w * h * 3) as usize];
+        {
+            let bitmap = BitMapBackend::with_buffer(&mut rgb, (w, h));
+            let root = text::Glyphs::new(bitmap, epaint_default_fonts::HACK_REGULAR)
+                .unwrap()
+                .into_drawing_area();
+            picture.draw(&root).unwrap();
+            root.present().unwrap();
+        }
+        let color = Palette99::pick(0).to_rgba().rgb();
+        let pixels: Vec<(u8, u8, u8)> = rgb.chunks(3).map(|p| (p[0], p[1], p[2])).collect();
+        let full = pixels.iter().filter(|p| **p == color).count();
+        let tinted = pixels
+            .iter()
+            .filter(|(r, g, b)| r.abs_diff(*g) > 20 || g.abs_diff(*b) > 20)
+            .count();
+        assert!(
+            full < pixels.len() / 20,
+            "{full} of {} in the curve's colour",
+            pixels.len()
+        );
+        assert!(
+            tinted > pixels.len() / 2,
+            "{tinted} of {} tinted",
+            pixels.len()
+        );
+    }
+
+    #[test]
+    fn ticks_have_no_negative_zero_and_plots_have_png_or_svg_names() {
+        assert_eq!(tick(-0.0), "0");
+        assert_eq!(tick(-1e-17), "0");
+        assert_eq!(tick(0.30000000000000004), "0.3");
+        assert_eq!(tick(-0.25), "-0.25");
+        assert_eq!(Kind::of(Path::new("a.PNG")).unwrap(), Kind::Png);
+        assert_eq!(Kind::of(Path::new("a.svg")).unwrap(), Kind::Svg);
+        let e = Kind::of(Path::new("t.jpg")).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "t.jpg: a plot is written as PNG or SVG: name it .png or .svg"
+        );
+        assert!(Kind::of(Path::new("plot")).is_err());
+    }
 
     #[test]
     fn most_active_orders_by_spread() {
