@@ -22,7 +22,7 @@ pub use crate::take::MAX_CHUNK;
 use crate::take::NAME_LEN;
 
 /// The protocol version this code speaks.
-pub const PROTOCOL_VERSION: u16 = 5;
+pub const PROTOCOL_VERSION: u16 = 6;
 /// Bytes of the length prefix in front of every message.
 pub const PREFIX_LEN: usize = 2;
 /// Largest message body in bytes; a longer one is refused with [`ErrorCode::TooLarge`].
@@ -114,7 +114,7 @@ pub enum Start {
     /// At once.
     Now,
     /// The first frame is due when the box's clock ([`Response::Clock`]) reads
-    /// this many µs; a time already past starts at once, on that schedule.
+    /// this many µs; a time already past is refused (`Invalid`).
     At(u64),
     /// Following Art-Net timecode (UDP 6454): each frame goes out when the
     /// show's timecode reaches it.
@@ -291,6 +291,28 @@ pub struct Status {
     pub free_bytes: u32,
     /// What is wrong, if anything, and how to recover.
     pub faults: Vec<Fault, MAX_FAULTS>,
+    /// What the flash went through since power-up (protocol 6).
+    pub wear: Wear,
+}
+
+/// What the box's flash went through since power-up. Settings saves are
+/// paced to spare it: a save that changes nothing is not written, and saves
+/// that follow a write within a few seconds are held and written together.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Wear {
+    /// Settings records written.
+    pub settings_writes: u32,
+    /// Settings saves that changed nothing (not written).
+    pub settings_unchanged: u32,
+    /// Settings saves held back and written with a later one.
+    pub settings_coalesced: u32,
+    /// Whether saved settings wait to be written (a power cut now loses them).
+    pub settings_pending: bool,
+    /// Erases of the settings blocks.
+    pub settings_erases: u32,
+    /// Erases of take blocks (uploads, deletes, replaced takes).
+    pub take_erases: u32,
 }
 
 /// A message from the box to the host.
