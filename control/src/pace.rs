@@ -61,10 +61,15 @@ impl<L: TakeLibrary> Paced<L> {
     /// Writes the held settings if they are due; a failed write keeps them
     /// held, to be tried again [`SETTINGS_EVERY`] later.
     pub async fn flush(&mut self) -> Result<(), Refusal> {
-        let now = Instant::now();
-        if self.due().is_none_or(|due| now < due) {
+        if self.due().is_none_or(|due| Instant::now() < due) {
             return Ok(());
         }
+        self.write_held().await
+    }
+
+    /// Writes the held settings now, due or not (`llv serve` stopping).
+    pub async fn write_held(&mut self) -> Result<(), Refusal> {
+        let now = Instant::now();
         let Some(settings) = self.held.take() else {
             return Ok(());
         };

@@ -50,7 +50,6 @@ pub enum Door {
 /// A connection holding a slot.
 #[derive(Clone, Copy, Debug)]
 struct Held {
-    door: Door,
     source: [u8; 4],
     opened: Instant,
     last_request: Instant,
@@ -119,7 +118,6 @@ impl<const N: usize> Slots<N> {
     pub fn open_at(&mut self, slot: usize, door: Door, source: [u8; 4], now: Instant) -> Opened {
         if let Some(held) = self.held.get_mut(slot) {
             *held = Some(Held {
-                door,
                 source,
                 opened: now,
                 last_request: now,

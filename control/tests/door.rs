@@ -101,7 +101,7 @@ fn a_newcomer_taking_the_last_slot_closes_the_oldest_without_hello_else_the_quie
     s.release(0);
     // A newcomer within GRACE of opening is spared, Hello or not: the
     // quietest of the others goes.
-    assert!(GRACE <= Duration::from_secs(1));
+    assert_eq!(GRACE, Duration::from_secs(1));
     let opened = s.open(Door::Control, A, at(12_500));
     assert_eq!(
         opened,

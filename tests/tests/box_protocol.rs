@@ -6,7 +6,6 @@
 
 use std::io::{Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -99,7 +98,7 @@ impl SoftBox {
                     &control,
                     &mut SharedPlayback(recorder.clone()),
                     &mut buffers,
-                    &AtomicBool::new(false),
+                    &(),
                 ));
             }
         });

@@ -74,16 +74,19 @@ pub fn run(args: &CardArgs) -> Result<()> {
                 let take = recording::load(file, &read.options())?.take;
                 let image = image_of(file, name, &take)?;
                 let written = write(card, &image).with_context(|| format!("{}", card.display()))?;
-                println!("{}: {name} as {DIR}/{written}", file.display());
+                crate::outln!("{}: {name} as {DIR}/{written}", file.display());
             }
             Ok(())
         }
         CardAction::List { card } => {
             for v in verdicts(card)? {
                 if let Ok(h) = v.take {
-                    println!(
+                    crate::outln!(
                         "{:<32}  {DIR}/{:<12}  {:>8} frames  {:08x}",
-                        h.name, v.file, h.frame_count, h.crc32
+                        h.name,
+                        v.file,
+                        h.frame_count,
+                        h.crc32
                     );
                 }
             }
@@ -94,13 +97,15 @@ pub fn run(args: &CardArgs) -> Result<()> {
             let mut bad = 0;
             for v in &verdicts {
                 match &v.take {
-                    Ok(h) => println!(
+                    Ok(h) => crate::outln!(
                         "{DIR}/{}: ok, \"{}\", {} frames",
-                        v.file, h.name, h.frame_count
+                        v.file,
+                        h.name,
+                        h.frame_count
                     ),
                     Err(why) => {
                         bad += 1;
-                        println!("{DIR}/{}: {why}", v.file);
+                        crate::outln!("{DIR}/{}: {why}", v.file);
                     }
                 }
             }

@@ -330,7 +330,7 @@ pub fn run_curves(
             ),
         };
         let frames = retarget_take(&args.input, &output, &job)?;
-        println!(
+        crate::outln!(
             "{} -> {}: {frames} frames, {} curves",
             args.input.display(),
             output.display(),
@@ -399,7 +399,7 @@ fn batch(args: &TakesArgs, job: &Job<'_>) -> Result<ExitCode> {
             Ok(n) => {
                 frames += n;
                 bar.suspend(|| {
-                    println!(
+                    crate::outln!(
                         "ok     {} -> {} ({n} frames)",
                         take.display(),
                         output.display()
@@ -417,7 +417,7 @@ fn batch(args: &TakesArgs, job: &Job<'_>) -> Result<ExitCode> {
         bar.inc(1);
     }
     bar.finish_and_clear();
-    println!(
+    crate::outln!(
         "{} of {} takes {} ({frames} frames, {} curves each); {} failed{}",
         takes.len() - failed.len(),
         takes.len(),

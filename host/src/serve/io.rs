@@ -14,8 +14,9 @@ use std::time::Duration;
 
 use embedded_io_async::ErrorKind;
 
-/// How long a blocking read waits before it lets the future's timers run.
-pub const POLL: Duration = Duration::from_millis(20);
+/// How long a blocking read waits before it lets the future's timers run
+/// (an OSC push, a close for room): within `llv serve`'s push promise.
+pub const POLL: Duration = Duration::from_millis(4);
 
 struct Unpark(Thread);
 
