@@ -87,6 +87,23 @@ impl<L: TakeLibrary> Paced<L> {
     }
 }
 
+/// The library's own fields and methods (the box's store and card) stay
+/// reachable through the wrapper; [`TakeLibrary`]'s methods are the
+/// wrapper's.
+impl<L> core::ops::Deref for Paced<L> {
+    type Target = L;
+
+    fn deref(&self) -> &L {
+        &self.inner
+    }
+}
+
+impl<L> core::ops::DerefMut for Paced<L> {
+    fn deref_mut(&mut self) -> &mut L {
+        &mut self.inner
+    }
+}
+
 impl<L: TakeLibrary> TakeLibrary for Paced<L> {
     type Take = L::Take;
 

@@ -90,6 +90,8 @@ pub enum ParseErrorKind {
     Freewheel,
     /// Not `on` or `off`.
     OnOff,
+    /// Not a whole number.
+    Number,
 }
 
 /// A key or value that does not parse, naming both.
@@ -147,6 +149,7 @@ impl fmt::Display for ParseError<'_> {
                 MAX_FREEWHEEL_MS / 1000
             ),
             ParseErrorKind::OnOff => write!(f, "{key}: on or off, not {value:?}"),
+            ParseErrorKind::Number => write!(f, "{key}: {value:?} is not a whole number"),
         }
     }
 }

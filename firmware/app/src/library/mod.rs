@@ -8,8 +8,9 @@
 //!   name lives at the other place (one name, one take, through the box's
 //!   own doors; a card written elsewhere may shadow a name, and then the
 //!   flash take wins).
-//! - Settings, the flash's bytes and the lock are the store's; faults come
-//!   from both.
+//! - Settings, the flash's bytes, its erases and the lock are the store's;
+//!   faults come from both. The box runs it through `llv_control::Paced`,
+//!   which decides when settings are written.
 //!
 //! | module | what it holds |
 //! |---|---|
@@ -24,7 +25,7 @@ use heapless::Vec;
 use llv_box_store::{Store, StoreFault, TakeReader};
 use llv_card::{Card, CardReader, Slot};
 use llv_control::library::{not_found, Refusal, Take, TakeLibrary};
-use llv_core::control::{ErrorCode, Fault, Place, TakeInfo, MAX_TAKES};
+use llv_core::control::{ErrorCode, Fault, Place, TakeInfo, Wear, MAX_TAKES};
 use llv_core::settings::Settings;
 use llv_core::take::TakeHeader;
 
@@ -209,6 +210,15 @@ impl<F: NorFlash, D: Slot> TakeLibrary for BoxLibrary<F, D> {
             let _ = faults.push(card_fault(f));
         }
         faults
+    }
+
+    fn wear(&self) -> Wear {
+        let erases = self.store.erases();
+        Wear {
+            settings_erases: erases.settings,
+            take_erases: erases.takes,
+            ..Wear::default()
+        }
     }
 
     fn locked(&self) -> bool {
