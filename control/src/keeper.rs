@@ -2,23 +2,29 @@
 //! policy) shared by every connection of a box over both TCP doors, and a
 //! way to tell a connection to close. The box's listener and OSC doors use
 //! [`DoorKeeper::open_at`] (each socket is a slot), `llv serve`'s accept
-//! loops [`DoorKeeper::open`]; each connection reports its requests through
-//! its [`KeptSeat`] and runs until it ends or [`DoorKeeper::closing`] fires.
+//! loops [`DoorKeeper::open`] (which may wait for a slot being freed for
+//! it); each connection reports its requests through its [`KeptSeat`] and
+//! runs until it ends or [`DoorKeeper::closing`] fires.
 
 use core::cell::RefCell;
 
 use embassy_sync::blocking_mutex::raw::RawMutex;
 use embassy_sync::blocking_mutex::Mutex;
 use embassy_sync::signal::Signal;
-use embassy_time::Instant;
+use embassy_time::{with_timeout, Duration, Instant};
 
 use crate::door::Seat;
-use crate::slots::{Door, Slots};
+use crate::slots::{Admission, Door, Slots};
+
+/// The longest a newcomer waits for a slot being freed for it: a
+/// connection told to close ends within a round trip.
+pub const CLAIM_WAIT: Duration = Duration::from_secs(1);
 
 /// The slots of one box and a close signal per slot.
 pub struct DoorKeeper<M: RawMutex, const N: usize> {
     slots: Mutex<M, RefCell<Slots<N>>>,
     close: [Signal<M, ()>; N],
+    released: [Signal<M, ()>; N],
 }
 
 impl<M: RawMutex, const N: usize> DoorKeeper<M, N> {
@@ -27,6 +33,7 @@ impl<M: RawMutex, const N: usize> DoorKeeper<M, N> {
         DoorKeeper {
             slots: Mutex::new(RefCell::new(Slots::new(doors))),
             close: [const { Signal::new() }; N],
+            released: [const { Signal::new() }; N],
         }
     }
 
@@ -44,11 +51,32 @@ impl<M: RawMutex, const N: usize> DoorKeeper<M, N> {
 
     /// A connection from `source` came through `door`: its slot, or `None`
     /// when it is refused (close it at once). Another connection may be told
-    /// to close to keep a slot free.
-    pub fn open(&self, door: Door, source: [u8; 4]) -> Option<usize> {
-        let opened = self
+    /// to close, to keep a slot free or to free one for this newcomer (it
+    /// then waits, at most [`CLAIM_WAIT`], for that slot).
+    pub async fn open(&self, door: Door, source: [u8; 4]) -> Option<usize> {
+        let admission = self
             .slots
-            .lock(|s| s.borrow_mut().open(door, source, Instant::now()))?;
+            .lock(|s| s.borrow_mut().open(door, source, Instant::now()));
+        let opened = match admission {
+            Admission::Opened(opened) => opened,
+            Admission::Refused => return None,
+            Admission::Wait { slot } => {
+                let released = self.released.get(slot)?;
+                released.reset();
+                self.tell(Some(slot));
+                // Released or not, the slot is claimed if it can be.
+                let _ = with_timeout(CLAIM_WAIT, released.wait()).await;
+                let claimed = self.slots.lock(|s| {
+                    let mut s = s.borrow_mut();
+                    let claimed = s.claim(slot, door, source, Instant::now());
+                    if claimed.is_none() {
+                        s.forsake(slot);
+                    }
+                    claimed
+                });
+                claimed?
+            }
+        };
         self.reset(opened.slot);
         self.tell(opened.close);
         Some(opened.slot)
@@ -77,9 +105,13 @@ impl<M: RawMutex, const N: usize> DoorKeeper<M, N> {
         }
     }
 
-    /// The connection in `slot` ended: its slot is free.
+    /// The connection in `slot` ended: its slot is free (or goes to the
+    /// newcomer waiting for it).
     pub fn release(&self, slot: usize) {
         self.slots.lock(|s| s.borrow_mut().release(slot));
+        if let Some(released) = self.released.get(slot) {
+            released.signal(());
+        }
     }
 }
 

@@ -48,4 +48,4 @@ pub use library::{Refusal, Take, TakeLibrary};
 pub use pace::Paced;
 pub use penalty::Penalties;
 pub use session::{Playback, Session};
-pub use slots::{Door, Slots};
+pub use slots::{Admission, Door, Slots};

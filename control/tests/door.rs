@@ -14,11 +14,20 @@ use common::{clock, on_mock_clock};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_time::{Duration, Instant};
 use llv_control::keeper::DoorKeeper;
-use llv_control::slots::{Door, Opened, Slots, GRACE};
+use llv_control::slots::{Admission, Door, Opened, Slots, GRACE};
 use llv_control::Seat;
 
 fn at(ms: u64) -> Instant {
     Instant::from_millis(ms)
+}
+
+/// The slot a newcomer got at once, `None` if refused (it was not to wait).
+fn got(a: Admission) -> Option<Opened> {
+    match a {
+        Admission::Opened(o) => Some(o),
+        Admission::Refused => None,
+        Admission::Wait { slot } => panic!("waits for slot {slot}"),
+    }
 }
 
 const A: [u8; 4] = [10, 0, 0, 1];
@@ -29,14 +38,14 @@ const OPERATOR: [u8; 4] = [10, 0, 0, 9];
 fn a_newcomer_taking_the_last_slot_closes_the_oldest_without_hello_else_the_quietest() {
     let mut s = Slots::new([None; 4]);
     assert_eq!(
-        s.open(Door::Control, A, at(0)),
+        got(s.open(Door::Control, A, at(0))),
         Some(Opened {
             slot: 0,
             close: None
         })
     );
     assert_eq!(
-        s.open(Door::Osc, A, at(1000)),
+        got(s.open(Door::Osc, A, at(1000))),
         Some(Opened {
             slot: 1,
             close: None
@@ -44,14 +53,14 @@ fn a_newcomer_taking_the_last_slot_closes_the_oldest_without_hello_else_the_quie
     );
     s.request(1, true, at(2000));
     assert_eq!(
-        s.open(Door::Control, A, at(3000)),
+        got(s.open(Door::Control, A, at(3000))),
         Some(Opened {
             slot: 2,
             close: None
         })
     );
     // The last slot: the oldest without an accepted Hello (slot 0) goes.
-    let opened = s.open(Door::Control, A, at(4000));
+    let opened = got(s.open(Door::Control, A, at(4000)));
     assert_eq!(
         opened,
         Some(Opened {
@@ -61,12 +70,12 @@ fn a_newcomer_taking_the_last_slot_closes_the_oldest_without_hello_else_the_quie
     );
     // Slot 0 is closing: it counts as free, and is not chosen again.
     assert_eq!(
-        s.open(Door::Control, A, at(5000)),
+        got(s.open(Door::Control, A, at(5000))),
         None,
         "slot 0 is not released yet"
     );
     s.release(0);
-    let opened = s.open(Door::Control, A, at(6000));
+    let opened = got(s.open(Door::Control, A, at(6000)));
     assert_eq!(
         opened,
         Some(Opened {
@@ -78,7 +87,7 @@ fn a_newcomer_taking_the_last_slot_closes_the_oldest_without_hello_else_the_quie
     // Everyone said Hello: the one whose last request is oldest goes.
     s.request(0, true, at(7000));
     s.request(3, true, at(8000));
-    let opened = s.open(Door::Control, A, at(9000));
+    let opened = got(s.open(Door::Control, A, at(9000)));
     assert_eq!(
         opened,
         Some(Opened {
@@ -90,7 +99,7 @@ fn a_newcomer_taking_the_last_slot_closes_the_oldest_without_hello_else_the_quie
     // A status every few seconds keeps nobody in: the quietest goes next.
     s.request(3, true, at(10_000));
     s.request(2, true, at(11_000));
-    let opened = s.open(Door::Control, A, at(12_000));
+    let opened = got(s.open(Door::Control, A, at(12_000)));
     assert_eq!(
         opened,
         Some(Opened {
@@ -102,7 +111,7 @@ fn a_newcomer_taking_the_last_slot_closes_the_oldest_without_hello_else_the_quie
     // A newcomer within GRACE of opening is spared, Hello or not: the
     // quietest of the others goes.
     assert_eq!(GRACE, Duration::from_secs(1));
-    let opened = s.open(Door::Control, A, at(12_500));
+    let opened = got(s.open(Door::Control, A, at(12_500)));
     assert_eq!(
         opened,
         Some(Opened {
@@ -113,7 +122,7 @@ fn a_newcomer_taking_the_last_slot_closes_the_oldest_without_hello_else_the_quie
     s.release(3);
     // When everyone is that recent, the least recent goes.
     s.request(2, true, at(12_600));
-    let opened = s.open(Door::Control, A, at(12_700));
+    let opened = got(s.open(Door::Control, A, at(12_700)));
     assert_eq!(
         opened,
         Some(Opened {
@@ -142,20 +151,23 @@ fn the_box_keeps_a_slot_free_at_each_door() {
     s.open_at(0, Door::Control, A, at(1000));
     let opened = s.open_at(4, Door::Osc, A, at(2000));
     assert_eq!(opened.close, Some(3));
-    assert_eq!(s.open(Door::Osc, A, at(3000)), None);
-    assert_eq!(s.open(Door::Control, A, at(3000)).map(|o| o.slot), Some(1));
+    assert_eq!(got(s.open(Door::Osc, A, at(3000))), None);
+    assert_eq!(
+        got(s.open(Door::Control, A, at(3000))).map(|o| o.slot),
+        Some(1)
+    );
 }
 
 #[test]
 fn a_laptop_holding_many_slots_loses_its_own_first() {
     let mut s = Slots::new([None; 8]);
     // The operator's address holds one slot, opened first (the oldest).
-    s.open(Door::Control, OPERATOR, at(0));
+    got(s.open(Door::Control, OPERATOR, at(0)));
     for t in 1..7 {
-        s.open(Door::Control, A, at(t * 1000));
+        got(s.open(Door::Control, A, at(t * 1000)));
     }
     // B's newcomer takes the last slot: A's oldest goes, not the operator's.
-    let opened = s.open(Door::Control, B, at(10_000));
+    let opened = got(s.open(Door::Control, B, at(10_000)));
     assert_eq!(
         opened,
         Some(Opened {
@@ -169,7 +181,7 @@ fn a_laptop_holding_many_slots_loses_its_own_first() {
     for slot in [0, 2, 3, 4, 5, 6, 7] {
         s.request(slot, true, at(20_000 + slot as u64 * 1000));
     }
-    let opened = s.open(Door::Control, B, at(30_000));
+    let opened = got(s.open(Door::Control, B, at(30_000)));
     assert_eq!(
         opened,
         Some(Opened {
@@ -272,7 +284,16 @@ impl<const N: usize> Net<N> {
                     if role == Role::Operator && self.asked_at.is_none() {
                         self.asked_at = Some(t);
                     }
-                    match self.slots.open(door, source, ms) {
+                    let admitted = match self.slots.open(door, source, ms) {
+                        Admission::Opened(o) => Some(o),
+                        Admission::Refused => None,
+                        Admission::Wait { slot } => {
+                            // The victim ends at once here; the newcomer takes its slot.
+                            self.close(slot, t);
+                            self.slots.claim(slot, door, source, ms)
+                        }
+                    };
+                    match admitted {
                         Some(Opened { slot, close }) => {
                             self.held.insert(c, (slot, t));
                             if let Some(victim) = close {
@@ -408,29 +429,103 @@ fn an_address_opening_connections_as_fast_as_it_can_never_shuts_out_another() {
 }
 
 #[test]
+fn a_newcomer_from_a_quieter_address_waits_for_a_slot_of_the_busiest() {
+    let mut s = Slots::new([None; 4]);
+    for t in 0..4 {
+        got(s.open(Door::Control, A, at(t * 1000)));
+    }
+    // A's fourth took the last slot: A's oldest (slot 0) is closing.
+    assert!(!s.is_free(0));
+    // Another of A's finds no slot: A holds the most, it is refused.
+    assert_eq!(s.open(Door::Control, A, at(3100)), Admission::Refused);
+    // The operator's address holds none: one of A's is closed for it.
+    assert_eq!(
+        s.open(Door::Control, OPERATOR, at(3200)),
+        Admission::Wait { slot: 1 }
+    );
+    assert_eq!(
+        s.claim(1, Door::Control, OPERATOR, at(3300)),
+        None,
+        "not released yet"
+    );
+    s.release(0);
+    s.release(1);
+    // Slot 1 is the operator's: another newcomer gets slot 0, not it.
+    assert_eq!(got(s.open(Door::Osc, B, at(3400))).map(|o| o.slot), Some(0));
+    let claimed = s.claim(1, Door::Control, OPERATOR, at(3500)).unwrap();
+    assert_eq!(claimed.slot, 1);
+    // Now no address holds more than another: a newcomer is refused.
+    assert_eq!(s.open(Door::Control, B, at(3600)), Admission::Refused);
+    // A newcomer that gives up leaves the slot free once released.
+    let mut s = Slots::new([None; 3]);
+    for t in 0..3 {
+        got(s.open(Door::Control, A, at(t * 1000)));
+    }
+    assert_eq!(
+        s.open(Door::Control, B, at(2100)),
+        Admission::Wait { slot: 1 }
+    );
+    s.forsake(1);
+    s.release(1);
+    assert!(s.is_free(1));
+}
+
+#[test]
 fn the_keeper_tells_the_chosen_connection_to_close() {
     let _clock = clock();
     let keeper: DoorKeeper<CriticalSectionRawMutex, 3> = DoorKeeper::new([None; 3]);
-    let first = keeper.open(Door::Control, A).unwrap();
-    let second = keeper.open(Door::Osc, B).unwrap();
+    let open = |door, source| on_mock_clock(keeper.open(door, source), Duration::from_secs(2)).0;
+    let first = open(Door::Control, A).unwrap();
+    let second = open(Door::Osc, B).unwrap();
     keeper.seat(second).request(true);
     // The last slot: the first (no Hello) is told to close.
-    let third = keeper.open(Door::Control, A).unwrap();
+    let third = open(Door::Control, A).unwrap();
     let ((), took) = on_mock_clock(keeper.closing(first), Duration::from_secs(1));
     assert_eq!(took, Duration::from_ticks(0));
-    assert_eq!(keeper.open(Door::Control, A), None, "not released yet");
+    // A and B hold one each (the first is closing): A's newcomer is refused.
+    assert_eq!(open(Door::Control, A), None, "not released yet");
     keeper.release(first);
     keeper.seat(third).request(true);
     on_mock_clock(embassy_time::Timer::after_millis(5), Duration::from_secs(1));
     keeper.seat(third).request(true);
     // All said Hello: the quietest (the second) is told.
-    let fourth = keeper.open(Door::Control, OPERATOR).unwrap();
+    let fourth = open(Door::Control, OPERATOR).unwrap();
     assert_eq!(fourth, first);
     on_mock_clock(keeper.closing(second), Duration::from_secs(1));
     // A slot opened again starts with no close pending.
     keeper.release(second);
-    let fifth = keeper.open(Door::Control, A).unwrap();
+    let fifth = open(Door::Control, B).unwrap();
     assert_eq!(fifth, second);
     let waiting = embassy_futures::poll_once(keeper.closing(fifth));
     assert!(waiting.is_pending());
+}
+
+#[test]
+fn the_keeper_makes_a_newcomer_wait_for_the_slot_freed_for_it() {
+    let _clock = clock();
+    let keeper: DoorKeeper<CriticalSectionRawMutex, 3> = DoorKeeper::new([None; 3]);
+    let open = |source| on_mock_clock(keeper.open(Door::Control, source), Duration::from_secs(2)).0;
+    let a: Vec<usize> = (0..3).map(|_| open(A).unwrap()).collect();
+    // A's third took the last slot: A's first is closing, and stays a moment.
+    // No slot free, A holding the most: B's newcomer waits for another of A's.
+    let (claimed, ()) = on_mock_clock(
+        embassy_futures::join::join(keeper.open(Door::Control, B), async {
+            keeper.closing(a[1]).await;
+            embassy_time::Timer::after_millis(3).await;
+            keeper.release(a[1]);
+        }),
+        Duration::from_secs(2),
+    )
+    .0;
+    assert_eq!(claimed, Some(a[1]));
+    // A connection that does not close in time: the newcomer gives up
+    // after CLAIM_WAIT, and the slot is anyone's once released.
+    let keeper: DoorKeeper<CriticalSectionRawMutex, 3> = DoorKeeper::new([None; 3]);
+    let open = |source| on_mock_clock(keeper.open(Door::Control, source), Duration::from_secs(5));
+    let a: Vec<usize> = (0..3).map(|_| open(A).0.unwrap()).collect();
+    let (refused, waited) = open(B);
+    assert_eq!(refused, None);
+    assert_eq!(waited, llv_control::keeper::CLAIM_WAIT);
+    keeper.release(a[1]);
+    assert_eq!(open(OPERATOR).0, Some(a[1]));
 }

@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use embassy_futures::select::select;
+use embassy_futures::select::{select, Either};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::mutex::Mutex;
 use llv_control::osc::{
@@ -42,7 +42,7 @@ use llv_core::control::CONTROL_PORT;
 use llv_core::settings::{check_box_name, Sender};
 
 use folder::Folder;
-use io::{block_on, Stream};
+use io::{block_on, Datagrams, Stream};
 use player::Player;
 
 /// What `llv serve` reports as its firmware.
@@ -50,7 +50,7 @@ pub const FIRMWARE: &str = concat!("llv-serve ", env!("CARGO_PKG_VERSION"));
 /// TCP connections (control and OSC together) served at once.
 pub const SLOTS: usize = 16;
 /// How often the OSC doors look for a change of state to push.
-pub const PUSH_POLL: embassy_time::Duration = embassy_time::Duration::from_millis(4);
+pub const PUSH_POLL: embassy_time::Duration = embassy_time::Duration::from_millis(2);
 /// The box's limits, with pushes looked for every [`PUSH_POLL`].
 const SERVE_LIMITS: Limits = Limits {
     push_poll: PUSH_POLL,
@@ -255,17 +255,18 @@ fn ipv4_of(addr: &SocketAddr) -> [u8; 4] {
 
 /// Serves each connection of `listener`, through `door`, on a thread of
 /// its own, while the door keeper gives it a slot (one is kept free: a
-/// newcomer taking the last one closes another, see `llv_control::slots`);
-/// without one it is closed at once.
+/// newcomer taking the last one closes another; a newcomer from an address
+/// holding fewer connections than another waits for one of that address's
+/// to close; see `llv_control::slots`); without one it is closed at once.
 fn accept(listener: TcpListener, door: Door, player: Player) {
     let Some(shared) = SHARED.get() else { return };
     for stream in listener.incoming().flatten() {
         let source = stream.peer_addr().map_or([0; 4], |a| ipv4_of(&a));
-        let Some(slot) = shared.keeper.open(door, source) else {
-            continue;
-        };
         let mut device = player.clone();
         std::thread::spawn(move || {
+            let Some(slot) = block_on(shared.keeper.open(door, source)) else {
+                return;
+            };
             if let Ok(mut stream) = Stream::new(stream) {
                 let seat = shared.keeper.seat(slot);
                 let control = shared.control();
@@ -321,36 +322,41 @@ impl ReplySink for Replies<'_> {
 /// every [`PUSH_POLL`] on a fixed cadence, however busy the socket.
 fn serve_osc_udp(socket: UdpSocket, shared: Shared, mut player: Player) {
     let control = shared.control();
-    let poll = Duration::from_micros(PUSH_POLL.as_micros());
+    let Ok(datagrams) = Datagrams::new(&socket) else {
+        eprintln!("warning: OSC over UDP: cannot read the socket");
+        return;
+    };
     let mut door = UdpDoor::new(FIRMWARE);
-    // The largest UDP payload: every datagram is read whole.
-    let mut packet = vec![0u8; 65_536];
     let mut out = Box::new([0u8; MAX_REPLY]);
-    let mut next_push = Instant::now() + poll;
-    loop {
-        let wait = next_push.saturating_duration_since(Instant::now());
-        let _ = socket.set_read_timeout(Some(wait.max(Duration::from_micros(100))));
-        if let Ok((n, from)) = socket.recv_from(&mut packet) {
-            let from = (ipv4_of(&from), from.port());
-            block_on(door.handle(
-                &packet[..n.min(MAX_PACKET)],
-                n,
-                from,
-                &control,
-                &mut player,
-                &mut out,
-                &mut Replies(&socket),
-            ));
-        }
-        if Instant::now() >= next_push {
-            next_push += poll;
-            // Behind by more than a beat (a stall): start the cadence again.
-            if next_push < Instant::now() {
-                next_push = Instant::now() + poll;
+    block_on(async {
+        let mut next_push = embassy_time::Instant::now() + PUSH_POLL;
+        loop {
+            let now = embassy_time::Instant::now();
+            if now >= next_push {
+                next_push += PUSH_POLL;
+                if next_push < now {
+                    next_push = now + PUSH_POLL;
+                }
+                door.push(&control, &player, &mut out, &mut Replies(&socket))
+                    .await;
             }
-            block_on(door.push(&control, &player, &mut out, &mut Replies(&socket)));
+            let received = select(datagrams.next(), embassy_time::Timer::at(next_push)).await;
+            if let Either::First((packet, from)) = received {
+                let from = (ipv4_of(&from), from.port());
+                let len = packet.len();
+                door.handle(
+                    &packet[..len.min(MAX_PACKET)],
+                    len,
+                    from,
+                    &control,
+                    &mut player,
+                    &mut out,
+                    &mut Replies(&socket),
+                )
+                .await;
+            }
         }
-    }
+    });
 }
 
 /// UDP 5353 on every interface, in the mDNS group, shared with other
