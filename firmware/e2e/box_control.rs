@@ -52,20 +52,23 @@ fn power_cut_during_an_upload_leaves_the_first_take_intact() {
     let crc = flash_dao(&b);
     let used = b.json(&["box", "{box}", "status", "--json"])["used_bytes"].clone();
 
-    // A second upload, cut after 20 KiB of 40: the image bytes do not matter
-    // since it never commits.
+    // A second upload, cut after 20 KiB of a take image (the upload
+    // contract checks its header and entries as they arrive).
+    let image = llv_control::mock::synthetic_image("cut", 150, 7);
+    assert!(image.len() > 40 * 1024);
+    let header = llv_core::take::TakeHeader::parse(&image).unwrap();
     let mut s = connect(b.port).unwrap();
     let begin = framed(&Request::UploadBegin {
         name: "cut",
-        total_len: 40 * 1024,
-        crc32: 0x1234_5678,
+        total_len: header.total_len,
+        crc32: header.crc32,
         place: llv_core::control::Place::Internal,
     });
     assert_eq!(exchange(&mut s, &begin).unwrap(), Response::Ok);
-    for i in 0..20u32 {
+    for (i, data) in image.chunks(1024).take(20).enumerate() {
         let chunk = framed(&Request::UploadChunk {
-            offset: i * 1024,
-            data: &[0xA5; 1024],
+            offset: (i * 1024) as u32,
+            data,
         });
         assert_eq!(exchange(&mut s, &chunk).unwrap(), Response::Ok, "chunk {i}");
     }
