@@ -146,7 +146,10 @@ fn a_setting_that_would_brick_the_box_is_refused_by_the_box() {
         panic!("{r:?}")
     };
     assert_eq!(code, ErrorCode::Invalid);
-    assert_eq!(detail.as_str(), "address 10.0.2.15/33: the prefix is 1 to 32");
+    assert_eq!(
+        detail.as_str(),
+        "address 10.0.2.15/33: the prefix is 1 to 32"
+    );
     drop(s);
     drop(b);
     // It was never stored: the box comes back, on DHCP, with no fault.
@@ -423,8 +426,10 @@ fn udp_clients_with_the_token_keep_it_against_senders_without() {
     let b = QemuBox::boot(&dir.path().join("flash.bin"));
     flash_dao(&b);
     let (_socket, target) = receiver();
-    b.llv(&["box", "{box}", "config", "targets", &target, "token", "s3cret"])
-        .success();
+    b.llv(&[
+        "box", "{box}", "config", "targets", &target, "token", "s3cret",
+    ])
+    .success();
     let holders: Vec<OscUdp> = (0..16).map(|_| OscUdp::new(LOCAL, osc_addr(&b))).collect();
     for h in &holders {
         assert_eq!(h.status("/llv/connect", &[Arg::Str("s3cret")]), "ok");
@@ -501,8 +506,14 @@ fn settings_that_would_strand_the_box_are_refused_by_the_box() {
             &["address", "0.0.0.1/8"][..],
             "address 0.0.0.1/8: not a host address (0.x, 127.x, 169.254.x, 224.x and up)",
         ),
-        (&["address", "240.0.0.1/24"], "240.0.0.1/24: not a host address"),
-        (&["address", "169.254.1.1/16"], "169.254.1.1/16: not a host address"),
+        (
+            &["address", "240.0.0.1/24"],
+            "240.0.0.1/24: not a host address",
+        ),
+        (
+            &["address", "169.254.1.1/16"],
+            "169.254.1.1/16: not a host address",
+        ),
         (&["osc-port", "6454"], "osc-port 6454 is Art-Net's"),
         (&["osc-port", "67"], "osc-port 67 is DHCP's"),
         (&["osc-port", "68"], "osc-port 68 is DHCP's"),
