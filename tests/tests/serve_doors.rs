@@ -297,6 +297,14 @@ fn settings_saves_are_paced_the_last_value_wins_and_all_is_counted() {
     let wear = &status(&serve)["wear"];
     assert_eq!(wear["settings_writes"], 1, "{wear}");
     assert_eq!(wear["settings_unchanged"], 3999, "{wear}");
+    llv()
+        .args(["box", &serve.addr(), "status"])
+        .timeout(TIMEOUT)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "wear     since power-up: 1 settings writes (3999 saves unchanged, 0 merged)",
+        ));
     // A burst of 30 names: held after that write, the last one written once.
     let file = dir.path().join(".llv-serve.json");
     for i in 0..30 {

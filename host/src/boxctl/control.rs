@@ -382,6 +382,21 @@ fn print_status(client: &BoxClient, s: &Status) {
         s.used_bytes,
         s.free_bytes
     );
+    let w = &s.wear;
+    crate::outln!(
+        "wear     since power-up: {} settings writes ({} saves unchanged, {} merged){}, \
+         {} settings erases, {} take erases",
+        w.settings_writes,
+        w.settings_unchanged,
+        w.settings_coalesced,
+        if w.settings_pending {
+            "; the last saved settings are not written yet"
+        } else {
+            ""
+        },
+        w.settings_erases,
+        w.take_erases
+    );
     for f in &s.faults {
         crate::outln!("fault    {:?}: {}", f.code, printable(&f.detail));
     }
