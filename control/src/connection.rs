@@ -11,14 +11,12 @@
 //! `Hello` ends the connection; a wrong token first waits out its
 //! [`crate::penalty::Penalties`] delay.
 
-use core::sync::atomic::{AtomicBool, Ordering};
-
 use embassy_sync::blocking_mutex::raw::RawMutex;
 use embassy_time::{with_deadline, Instant, Timer};
 use embedded_io_async::{Read, ReadExactError, Write};
 use llv_core::control::{body_len, MAX_FRAME, PREFIX_LEN};
 
-use crate::door::{Control, Ended, READ_AHEAD_POLL};
+use crate::door::{Control, Ended, Seat, READ_AHEAD_POLL};
 use crate::library::TakeLibrary;
 use crate::session::{Playback, Session, Verdict, RESPONSE_BUF};
 
@@ -47,16 +45,16 @@ impl Default for ConnectionBuffers {
 /// Serves one connection from `source` until it ends: each frame's request is
 /// handled under the library's lock and answered in order. A garbled body gets
 /// an error response and the connection goes on; an oversized one is skipped
-/// and refused. `authenticated` follows whether the connection holds an
-/// accepted `Hello` (the listener uses it to choose a connection to drop).
-/// The connection's unfinished upload is dropped at the end.
+/// and refused. Each request is reported to `seat`, with whether the
+/// connection holds an accepted `Hello` (the door keeper chooses whom to
+/// close by it). The connection's unfinished upload is dropped at the end.
 pub async fn serve_connection<T, M, L, D>(
     io: &mut T,
     source: [u8; 4],
     control: &Control<'_, M, L>,
     device: &mut D,
     buffers: &mut ConnectionBuffers,
-    authenticated: &AtomicBool,
+    seat: &dyn Seat,
 ) -> Ended
 where
     T: Read + Write,
@@ -68,8 +66,9 @@ where
     let ended = async {
         let ConnectionBuffers { body, out } = buffers;
         let hello_by = Instant::now() + control.limits.hello;
+        let mut authenticated = false;
         loop {
-            let waiting_until = if authenticated.load(Ordering::Relaxed) {
+            let waiting_until = if authenticated {
                 Instant::now() + control.limits.idle
             } else {
                 hello_by
@@ -81,7 +80,7 @@ where
                 Err(_) => return Ended::TimedOut,
             }
             let whole_by = Instant::now() + control.limits.frame;
-            let deadline = if authenticated.load(Ordering::Relaxed) {
+            let deadline = if authenticated {
                 whole_by
             } else {
                 whole_by.min(hello_by)
@@ -119,10 +118,11 @@ where
                     let frame = session
                         .handle_frame(&body[..len], &mut *library, device, out)
                         .await;
-                    authenticated.store(session.is_authenticated(&*library), Ordering::Relaxed);
+                    authenticated = session.is_authenticated(&*library);
                     frame
                 }
             };
+            seat.request(authenticated);
             let verdict = session.verdict();
             if verdict == Verdict::Penalize {
                 Timer::after(control.penalties.wrong_token(source)).await;
@@ -139,7 +139,6 @@ where
         }
     }
     .await;
-    authenticated.store(false, Ordering::Relaxed);
     session.close(&mut *control.library.lock().await);
     ended
 }

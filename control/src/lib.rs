@@ -8,7 +8,10 @@
 //! |---|---|
 //! | [`session`] | one connection's [`Session`]: protocol version, token, upload ownership, the locked box; the [`Playback`] trait it plays through |
 //! | [`library`] | the [`TakeLibrary`] trait (list, open, upload, delete, settings) and [`Refusal`], the protocol's refusals |
-//! | [`door`] | what every door shares: [`Control`], [`Limits`], [`Ended`] |
+//! | [`door`] | what every door shares: [`Control`], [`Limits`], [`Ended`], [`Seat`] |
+//! | [`slots`] | the door policy: who gets a TCP connection slot, who makes room for whom |
+//! | [`keeper`] | the slots shared by every connection of a box, and telling one to close |
+//! | [`pace`] | settings saves paced to spare the flash: [`Paced`] |
 //! | [`connection`] | the binary protocol's door: [`serve_connection`] over any async stream |
 //! | [`osc`] | the OSC door over UDP and TCP, its replies and subscriptions |
 //! | [`render`] | responses as JSON, for the doors that speak it |
@@ -26,17 +29,23 @@ extern crate std;
 pub mod connection;
 pub mod door;
 pub mod json;
+pub mod keeper;
 pub mod library;
 pub mod mdns;
 #[cfg(feature = "mock")]
 pub mod mock;
 pub mod osc;
+pub mod pace;
 pub mod penalty;
 pub mod render;
 pub mod session;
+pub mod slots;
 
 pub use connection::{serve_connection, ConnectionBuffers};
-pub use door::{Control, Ended, Limits, LIMITS};
+pub use door::{Control, Ended, Limits, Seat, LIMITS};
+pub use keeper::{DoorKeeper, KeptSeat};
 pub use library::{Refusal, Take, TakeLibrary};
+pub use pace::Paced;
 pub use penalty::Penalties;
 pub use session::{Playback, Session};
+pub use slots::{Admission, Door, Slots};

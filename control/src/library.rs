@@ -15,7 +15,7 @@ use core::fmt::Write;
 
 use heapless::{String, Vec};
 use llv_core::control::{
-    bounded, CardStatus, ErrorCode, Fault, Place, TakeInfo, TakePage, DETAIL_LEN, PAGE_TAKES,
+    bounded, CardStatus, ErrorCode, Fault, Place, TakeInfo, TakePage, Wear, DETAIL_LEN, PAGE_TAKES,
 };
 use llv_core::settings::Settings;
 use llv_core::take::{TakeError, TakeHeader, UploadError};
@@ -110,6 +110,11 @@ pub trait TakeLibrary {
     /// Whether the stored settings are unreadable: the token is unknown and
     /// the box answers only `Status`, `List` and `GetSettings`.
     fn locked(&self) -> bool;
+    /// What its storage went through since power-up (erases, settings
+    /// writes), for `Status`; nothing by default (storage that does not wear).
+    fn wear(&self) -> Wear {
+        Wear::default()
+    }
 }
 
 /// The refusal of an upload that breaks the upload contract.

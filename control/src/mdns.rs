@@ -17,7 +17,11 @@
 //!
 //! A query from port 5353 is answered to the mDNS group; one from any other
 //! port (a one-shot "legacy" querier, or a test through QEMU's port
-//! forwarding) is answered to its sender alone, echoing its id and questions.
+//! forwarding) is answered to its sender alone, echoing its id and
+//! questions, with a TTL of [`ONE_SHOT_TTL_S`] (RFC 6762 §6.7). When the
+//! box's name or address changes, and when `llv serve` stops, the old
+//! records go out once more with a TTL of 0 ([`goodbye`], §10.1), so
+//! browsers drop them at once.
 //! Not done: probing for a name another host already uses, and known-answer
 //! suppression (the box answers every matching question). edge-mdns
 //! over-answers: every answer carries all the box's address, SRV and TXT
@@ -48,6 +52,8 @@ pub const OSC_SERVICE: &str = "_osc";
 pub const MAX_MESSAGE: usize = 1024;
 /// How long other hosts may cache the records.
 pub const TTL_S: u32 = 120;
+/// The TTL of an answer to a one-shot query (RFC 6762 §6.7: at most 10 s).
+pub const ONE_SHOT_TTL_S: u32 = 10;
 
 /// What the box tells about itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,8 +74,12 @@ pub struct Identity<'a> {
     pub playing: &'a str,
 }
 
-/// Runs `f` with the responder of `identity`.
-fn with_handler<R>(identity: &Identity<'_>, f: impl FnOnce(&mut dyn MdnsHandler) -> R) -> R {
+/// Runs `f` with the responder of `identity`, its records carrying `ttl_s`.
+fn with_handler<R>(
+    identity: &Identity<'_>,
+    ttl_s: u32,
+    f: impl FnOnce(&mut dyn MdnsHandler) -> R,
+) -> R {
     let mut free: String<10> = String::new();
     // A u32 has at most 10 digits.
     let _ = write!(free, "{}", identity.free_bytes);
@@ -83,6 +93,7 @@ fn with_handler<R>(identity: &Identity<'_>, f: impl FnOnce(&mut dyn MdnsHandler)
         ("proto", proto.as_str()),
     ];
     let answers = BoxAnswers {
+        ttl: Ttl::from_secs(ttl_s),
         name: identity.name,
         ipv4: identity.ipv4,
         services: [
@@ -98,6 +109,7 @@ fn with_handler<R>(identity: &Identity<'_>, f: impl FnOnce(&mut dyn MdnsHandler)
 /// The box's records (edge-mdns's `ServiceAnswers` repeats the host's
 /// address record for every service; these hold it once).
 struct BoxAnswers<'a> {
+    ttl: Ttl,
     name: &'a str,
     ipv4: [u8; 4],
     /// Service type, protocol, port.
@@ -111,7 +123,7 @@ impl HostAnswers for BoxAnswers<'_> {
         F: FnMut(HostAnswer) -> Result<(), E>,
         E: From<MdnsError>,
     {
-        let ttl = Ttl::from_secs(TTL_S);
+        let ttl = self.ttl;
         let host = [self.name, "local"];
         let address = A::new(Ipv4Addr::from(self.ipv4).octets().into());
         f(Record::new(
@@ -161,9 +173,11 @@ impl HostAnswers for BoxAnswers<'_> {
 /// the answer's length at the start of `out`, 0 for none (not a query, no
 /// question about this box, or bytes that are no DNS message).
 pub fn answer(identity: &Identity<'_>, query: &[u8], from_port: u16, out: &mut [u8]) -> usize {
-    with_handler(identity, |handler| {
+    let legacy = from_port != PORT;
+    let ttl = if legacy { ONE_SHOT_TTL_S } else { TTL_S };
+    with_handler(identity, ttl, |handler| {
         let request = MdnsRequest::Request {
-            legacy: from_port != PORT,
+            legacy,
             multicast: from_port == PORT,
             data: query,
         };
@@ -178,7 +192,25 @@ pub fn answer(identity: &Identity<'_>, query: &[u8], from_port: u16, out: &mut [
 /// when the records change): the length at the start of `out`, 0 if it
 /// does not fit.
 pub fn announce(identity: &Identity<'_>, out: &mut [u8]) -> usize {
-    with_handler(identity, |handler| {
+    unasked(identity, TTL_S, out)
+}
+
+/// Every record of `identity` with a TTL of 0, for the mDNS group: the
+/// records are gone (a rename, a new address, `llv serve` stopping). The
+/// length at the start of `out`, 0 if it does not fit.
+pub fn goodbye(identity: &Identity<'_>, out: &mut [u8]) -> usize {
+    unasked(identity, 0, out)
+}
+
+/// Whether going from the records of `before` to those of `after` takes a
+/// [`goodbye`] of `before` first: the name or the address changed (records
+/// under the old name, or pointing at the old address, must go).
+pub fn needs_goodbye(before: &Identity<'_>, after: &Identity<'_>) -> bool {
+    before.name != after.name || before.ipv4 != after.ipv4
+}
+
+fn unasked(identity: &Identity<'_>, ttl_s: u32, out: &mut [u8]) -> usize {
+    with_handler(identity, ttl_s, |handler| {
         match handler.handle(MdnsRequest::None, out) {
             Ok(MdnsResponse::Reply { data, .. }) => data.len(),
             _ => 0,

@@ -20,7 +20,7 @@ use llv_core::control::{
     bounded, decode, encode, ErrorCode, Fault, Place, Playing, Request, Response, Start, Status,
     MAX_FAULTS, MAX_FRAME, MAX_RESPONSE, MAX_TAKES, PREFIX_LEN, PROTOCOL_VERSION,
 };
-use llv_core::settings::{Settings, Target, MAX_TARGETS, TOKEN_LEN};
+use llv_core::settings::{Sender, Settings, Target, MAX_TARGETS, TOKEN_LEN};
 use subtle::ConstantTimeEq;
 
 use crate::library::{detail, Refusal, Take, TakeLibrary};
@@ -51,6 +51,9 @@ pub trait Playback<T> {
     fn read_ahead_short(&self) -> bool;
     /// Called after new settings were stored (to apply address or subject changes).
     fn settings_changed(&mut self, settings: &Settings);
+    /// Who sends the frames: what a target may be (the box cannot reach a
+    /// laptop's loopback, `llv serve` can).
+    fn sender(&self) -> Sender;
 }
 
 /// A request handled as far as it goes without waiting ([`Session::start`]).
@@ -280,6 +283,7 @@ impl Session {
                     free_bytes: library.free_bytes(),
                     faults,
                     card: library.card(),
+                    wear: library.wear(),
                 }))
             }
             Request::List => Ok(Step::Wait(Pending::List {
@@ -325,10 +329,24 @@ impl Session {
                     ));
                 }
                 for t in &targets {
-                    t.check().map_err(invalid)?;
+                    t.check(device.sender()).map_err(invalid)?;
                 }
-                if let Start::Chase(chase) = &start {
-                    chase.check().map_err(invalid)?;
+                match &start {
+                    Start::Chase(chase) => chase.check().map_err(invalid)?,
+                    Start::At(at) => {
+                        let now = device.clock_us();
+                        if *at < now {
+                            return Err(Refusal::fmt(
+                                ErrorCode::Invalid,
+                                format_args!(
+                                    "start {} ms in the past (the clock reads {} ms)",
+                                    (now - at).div_ceil(1000),
+                                    now / 1000
+                                ),
+                            ));
+                        }
+                    }
+                    Start::Now => {}
                 }
                 Ok(Step::Wait(Pending::Play {
                     name,
@@ -357,7 +375,7 @@ impl Session {
                 for change in &changes {
                     settings.apply(change);
                 }
-                settings.check().map_err(invalid)?;
+                settings.check(device.sender()).map_err(invalid)?;
                 Ok(Step::Wait(Pending::Save(settings)))
             }
         }

@@ -4,8 +4,6 @@
 
 mod common;
 
-use std::sync::atomic::AtomicBool;
-
 use common::{clock, on_mock_clock, store, SharedStore};
 use embassy_time::Duration;
 use llv_control::mock::{synthetic_image, RecordingPlayback, ScriptedStream};
@@ -43,16 +41,8 @@ fn serve(
         limits: LIMITS,
     };
     let mut buffers = ConnectionBuffers::new();
-    let authenticated = AtomicBool::new(false);
     on_mock_clock(
-        serve_connection(
-            io,
-            [10, 0, 0, 9],
-            &control,
-            device,
-            &mut buffers,
-            &authenticated,
-        ),
+        serve_connection(io, [10, 0, 0, 9], &control, device, &mut buffers, &()),
         Duration::from_secs(120),
     )
 }

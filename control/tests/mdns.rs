@@ -1,11 +1,15 @@
 //! The mDNS/DNS-SD responder, read with an independent DNS implementation
 //! (simple-dns): what a browser asking for `_llv._tcp`, `_osc._udp` or the
 //! service types gets, what `NAME.local` resolves to, legacy (one-shot)
-//! queries, the announcement, and no answer (nor panic) for anything else.
+//! queries (their TTL at most 10 s), the announcement, the goodbye (TTL 0)
+//! on a rename, and no answer (nor panic) for anything else.
 
 use std::collections::HashMap;
 
-use llv_control::mdns::{announce, answer, reply_to, Identity, GROUP, MAX_MESSAGE, PORT};
+use llv_control::mdns::{
+    announce, answer, goodbye, needs_goodbye, reply_to, Identity, GROUP, MAX_MESSAGE,
+    ONE_SHOT_TTL_S, PORT, TTL_S,
+};
 use proptest::prelude::*;
 use simple_dns::rdata::RData;
 use simple_dns::{Name, Packet, Question, CLASS, TYPE};
@@ -196,6 +200,67 @@ fn the_announcement_holds_every_record() {
     );
     assert!(n > 0);
     eprintln!("longest answer {n}, announce {}", announce(&long, &mut out));
+}
+
+/// The TTL of every record of a message.
+fn ttls(bytes: &[u8]) -> Vec<u32> {
+    let p = Packet::parse(bytes).unwrap();
+    p.answers
+        .iter()
+        .chain(&p.additional_records)
+        .map(|r| r.ttl)
+        .collect()
+}
+
+#[test]
+fn one_shot_answers_live_10_s_group_answers_120_s() {
+    // RFC 6762 §6.7: answers to a legacy (one-shot) query carry at most 10 s.
+    for q in [
+        query(9, &[("_llv._tcp.local", TYPE::PTR)]),
+        query(9, &[("stage-left.local", TYPE::A)]),
+    ] {
+        let legacy = ttls(&ask(&q, 40000));
+        assert!(!legacy.is_empty());
+        assert!(legacy.iter().all(|t| *t == ONE_SHOT_TTL_S), "{legacy:?}");
+        const { assert!(ONE_SHOT_TTL_S <= 10) };
+        let group = ttls(&ask(&q, PORT));
+        assert!(group.iter().all(|t| *t == TTL_S), "{group:?}");
+    }
+    let mut out = [0u8; MAX_MESSAGE];
+    let n = announce(&BOX, &mut out);
+    assert!(ttls(&out[..n]).iter().all(|t| *t == TTL_S));
+}
+
+#[test]
+fn a_goodbye_takes_back_every_record_and_comes_with_a_rename() {
+    let mut out = [0u8; MAX_MESSAGE];
+    let n = goodbye(&BOX, &mut out);
+    let p = Packet::parse(&out[..n]).unwrap();
+    assert!(p.has_flags(simple_dns::PacketFlag::RESPONSE));
+    assert_eq!(ttls(&out[..n]), vec![0; ttls(&out[..n]).len()]);
+    let mut all = [0u8; MAX_MESSAGE];
+    let m = announce(&BOX, &mut all);
+    assert_eq!(
+        records(&out[..n]),
+        records(&all[..m]),
+        "the same records, TTL 0"
+    );
+    let renamed = Identity {
+        name: "stage-right",
+        ..BOX
+    };
+    let moved = Identity {
+        ipv4: [10, 0, 2, 16],
+        ..BOX
+    };
+    let playing = Identity {
+        playing: "",
+        free_bytes: 0,
+        ..BOX
+    };
+    assert!(needs_goodbye(&BOX, &renamed));
+    assert!(needs_goodbye(&BOX, &moved));
+    assert!(!needs_goodbye(&BOX, &playing));
 }
 
 proptest! {

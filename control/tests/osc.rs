@@ -5,8 +5,6 @@
 
 mod common;
 
-use std::sync::atomic::AtomicBool;
-
 use common::{clock, on_mock_clock, store, SharedStore};
 use embassy_futures::block_on;
 use embassy_time::{Duration, Instant, MockDriver};
@@ -146,6 +144,7 @@ impl Door {
         on_mock_clock(
             self.door.handle(
                 datagram,
+                datagram.len(),
                 from,
                 &control,
                 &mut self.device,
@@ -174,7 +173,7 @@ impl Door {
         value.clone()
     }
 
-    /// Lets the door push (as its task does every PUSH_POLL); returns what went to the client.
+    /// Lets the door push (as its task does every `push_poll`); returns what went to the client.
     fn push(&mut self) -> Vec<(String, Value)> {
         self.sink.0.clear();
         let control = control(&self.store, &self.penalties);
@@ -432,6 +431,134 @@ fn new_clients_replace_the_least_recent_but_not_a_subscriber() {
     assert_eq!(d.push().len(), 1, "the subscriber is still there");
 }
 
+/// The status of the one reply to one message from `from`.
+fn status_from(d: &mut Door, from: ([u8; 4], u16), address: &str, args: &[Arg<'_>]) -> String {
+    let replies = d.send_from(from, &msg(address, args));
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    replies[0].1["status"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn senders_without_rights_never_push_out_a_client_with_rights() {
+    // What the review did: four datagrams from four ports pushed out a
+    // client that had sent the token. Here: the 16 clients the door keeps.
+    let _clock = clock();
+    let mut d = Door::new();
+    set(&d.store, |s| s.token = Some("s3cret".try_into().unwrap()));
+    let holders: Vec<([u8; 4], u16)> = (0..UDP_CLIENTS as u16)
+        .map(|i| ([10, 0, 2, 2 + (i % 3) as u8], 53000 + i))
+        .collect();
+    const { assert!(UDP_CLIENTS >= 16) };
+    for h in &holders {
+        advance(Duration::from_millis(1));
+        assert_eq!(
+            status_from(&mut d, *h, "/llv/connect", &[Arg::Str("s3cret")]),
+            "ok"
+        );
+    }
+    // 400 senders without the token, from 40 addresses and 400 ports.
+    for i in 0..400u16 {
+        advance(Duration::from_millis(1));
+        let from = ([10, 0, 3, (i % 40) as u8], 1000 + i);
+        assert_eq!(status_from(&mut d, from, "/llv/status", &[]), "denied");
+    }
+    for h in &holders {
+        assert_eq!(
+            status_from(&mut d, *h, "/llv/play", &[Arg::Str("dao")]),
+            "ok",
+            "{h:?} lost its rights"
+        );
+    }
+    // A 17th client with the token takes the place of the least recently heard.
+    let newcomer = ([10, 0, 2, 99], 40000);
+    advance(Duration::from_millis(1));
+    assert_eq!(
+        status_from(&mut d, newcomer, "/llv/connect", &[Arg::Str("s3cret")]),
+        "ok"
+    );
+    assert_eq!(status_from(&mut d, newcomer, "/llv/stop", &[]), "ok");
+    assert_eq!(status_from(&mut d, holders[0], "/llv/stop", &[]), "denied");
+    for h in &holders[1..] {
+        assert_eq!(status_from(&mut d, *h, "/llv/stop", &[]), "ok", "{h:?}");
+    }
+}
+
+#[test]
+fn a_laptop_spraying_ports_pushes_out_its_own_clients_first() {
+    let _clock = clock();
+    let mut d = Door::new();
+    set(&d.store, |s| s.token = Some("s3cret".try_into().unwrap()));
+    // Eight show tools on eight addresses hold rights...
+    let tools: Vec<([u8; 4], u16)> = (0..8).map(|i| ([10, 0, 2, 10 + i], 53000)).collect();
+    for t in &tools {
+        advance(Duration::from_millis(1));
+        assert_eq!(
+            status_from(&mut d, *t, "/llv/connect", &[Arg::Str("s3cret")]),
+            "ok"
+        );
+    }
+    // ...then one laptop that knows the token connects from 100 ports.
+    for port in 0..100u16 {
+        advance(Duration::from_millis(1));
+        let from = ([10, 0, 2, 200], 20000 + port);
+        assert_eq!(
+            status_from(&mut d, from, "/llv/connect", &[Arg::Str("s3cret")]),
+            "ok"
+        );
+    }
+    for t in &tools {
+        assert_eq!(status_from(&mut d, *t, "/llv/stop", &[]), "ok", "{t:?}");
+    }
+    // The laptop kept the places left: its latest ports.
+    assert_eq!(
+        status_from(&mut d, ([10, 0, 2, 200], 20099), "/llv/stop", &[]),
+        "ok"
+    );
+    assert_eq!(
+        status_from(&mut d, ([10, 0, 2, 200], 20000), "/llv/stop", &[]),
+        "denied"
+    );
+}
+
+#[test]
+fn a_datagram_over_512_bytes_gets_an_error_reply() {
+    let _clock = clock();
+    let mut d = Door::new();
+    // Whether the whole datagram is at hand (llv serve) or only its first
+    // 512 bytes (the box copies no more), the answer is the same.
+    let big = msg("/llv/status", &[Arg::Str(&"x".repeat(480))]);
+    let mut long = big.clone();
+    long.resize(1400, 0);
+    for (bytes, len) in [(&long[..], 1400), (&long[..512], 1400), (&long[..513], 513)] {
+        d.sink.0.clear();
+        let control = control(&d.store, &d.penalties);
+        let mut out = [0u8; MAX_REPLY];
+        on_mock_clock(
+            d.door.handle(
+                bytes,
+                len,
+                CLIENT,
+                &control,
+                &mut d.device,
+                &mut out,
+                &mut d.sink,
+            ),
+            Duration::from_secs(1),
+        );
+        let replies = d.sink.to(CLIENT.1);
+        assert_eq!(
+            replies,
+            vec![(
+                "/llv/error".to_string(),
+                json!({"address": null, "status": "error", "data": "packet over 512 bytes"})
+            )],
+            "{len}"
+        );
+    }
+    assert!(big.len() <= 512);
+    assert_eq!(d.send(&big).len(), 1);
+}
+
 /// Serves one OSC stream of `input` (`step` bytes a read); returns how it
 /// ended, the mock time it took and the packets written back.
 fn serve_stream(
@@ -443,14 +570,7 @@ fn serve_stream(
     let control = control(store, penalties);
     let mut buffers = OscBuffers::new();
     on_mock_clock(
-        serve_osc_connection(
-            io,
-            [10, 0, 2, 2],
-            &control,
-            device,
-            &mut buffers,
-            &AtomicBool::new(false),
-        ),
+        serve_osc_connection(io, [10, 0, 2, 2], &control, device, &mut buffers, &()),
         Duration::from_secs(600),
     )
 }

@@ -164,7 +164,7 @@ fn upload_list_play_delete_through_requests() {
     );
     assert_eq!(code(&r), Some(ErrorCode::Invalid));
     let target = Target {
-        ip: [127, 0, 0, 1],
+        ip: [10, 0, 2, 2],
         port: 11111,
     };
     let mut targets = Vec::new();
@@ -416,7 +416,7 @@ fn a_bad_setting_is_refused_by_name_and_never_stored() {
     assert_eq!(c, ErrorCode::Invalid);
     assert_eq!(
         detail.as_str(),
-        "address 10.0.2.15/33: not a usable host address and gateway"
+        "address 10.0.2.15/33: the prefix is 1 to 32"
     );
     let token = Setting::Token(Some("two words".try_into().unwrap()));
     assert_eq!(
@@ -570,7 +570,11 @@ fn the_clock_answers_and_starts_reach_the_player() {
         offset: llv_core::artnet::Label::parse("01:00:00:00"),
         ..ChaseSpec::DEFAULT
     };
-    for start in [Start::At(5_000_000), Start::Chase(chase)] {
+    for start in [
+        Start::At(5_000_000),
+        Start::At(1_234_567),
+        Start::Chase(chase),
+    ] {
         let r = b.send(
             &mut s,
             Request::Play {
@@ -673,5 +677,122 @@ fn every_take_lists_a_page_at_a_time_and_the_card_is_in_the_status() {
             }
         ),
         Response::Ok
+    );
+}
+
+#[test]
+fn a_start_in_the_past_is_refused() {
+    // What the review sent: a Play at box time 0, 74 s after power-up.
+    let mut b = TestBox::new();
+    b.device.clock_us = 74_000_000;
+    let mut s = Session::new("0.1.0");
+    b.send(&mut s, hello(None));
+    assert_eq!(
+        upload_requests(&mut b, &mut s, &image("dao", 4, 1)),
+        Response::Ok
+    );
+    let play = |at| Request::Play {
+        name: "dao",
+        targets: [Target {
+            ip: [10, 0, 2, 2],
+            port: 11111,
+        }]
+        .into_iter()
+        .collect(),
+        loop_count: 0,
+        start: Start::At(at),
+    };
+    let Response::Error { code: c, detail } = b.send(&mut s, play(0)) else {
+        panic!()
+    };
+    assert_eq!(
+        (c, detail.as_str()),
+        (
+            ErrorCode::Invalid,
+            "start 74000 ms in the past (the clock reads 74000 ms)"
+        )
+    );
+    assert_eq!(
+        code(&b.send(&mut s, play(73_999_999))),
+        Some(ErrorCode::Invalid)
+    );
+    assert_eq!(b.device.playing, None);
+    assert_eq!(b.send(&mut s, play(74_000_000)), Response::Ok);
+}
+
+#[test]
+fn loopback_targets_are_the_laptops_and_not_the_boxs() {
+    let loopback = Target {
+        ip: [127, 0, 0, 1],
+        port: 11111,
+    };
+    for laptop in [false, true] {
+        let mut b = TestBox::new();
+        b.device.laptop = laptop;
+        let mut s = Session::new("0.1.0");
+        b.send(&mut s, hello(None));
+        assert_eq!(
+            upload_requests(&mut b, &mut s, &image("dao", 4, 1)),
+            Response::Ok
+        );
+        let set = b.send(
+            &mut s,
+            settings_change(Setting::Targets([loopback].into_iter().collect())),
+        );
+        let play = b.send(
+            &mut s,
+            Request::Play {
+                name: "dao",
+                targets: [loopback].into_iter().collect(),
+                loop_count: 1,
+                start: Start::Now,
+            },
+        );
+        if laptop {
+            assert_eq!((&set, &play), (&Response::Ok, &Response::Ok));
+        } else {
+            for r in [set, play] {
+                let Response::Error { code: c, detail } = r else {
+                    panic!("{r:?}")
+                };
+                assert_eq!(c, ErrorCode::Invalid);
+                assert_eq!(
+                    detail.as_str(),
+                    "target 127.0.0.1:11111: 127.x is the box itself; give the laptop's address"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_chunk_over_the_documented_maximum_is_refused() {
+    // What the review sent: 2,000 bytes in one chunk (MAX_CHUNK is 1,024).
+    let mut b = TestBox::new();
+    let mut s = Session::new("0.1.0");
+    b.send(&mut s, hello(None));
+    let img = image("dao", 8, 1);
+    let h = TakeImage::parse(&img).unwrap().header().clone();
+    assert!(img.len() > 2000);
+    let begin = Request::UploadBegin {
+        name: "dao",
+        total_len: h.total_len,
+        crc32: h.crc32,
+        place: llv_core::control::Place::Internal,
+    };
+    assert_eq!(b.send(&mut s, begin), Response::Ok);
+    let r = b.send(
+        &mut s,
+        Request::UploadChunk {
+            offset: 0,
+            data: &img[..2000],
+        },
+    );
+    let Response::Error { code: c, detail } = r else {
+        panic!("{r:?}")
+    };
+    assert_eq!(
+        (c, detail.as_str()),
+        (ErrorCode::Invalid, "chunk of 2000 bytes: at most 1024")
     );
 }

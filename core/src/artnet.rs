@@ -22,7 +22,7 @@ use core::fmt;
 use crate::time::FrameRate;
 
 /// The UDP port Art-Net uses.
-pub const PORT: u16 = 6454;
+pub const PORT: u16 = crate::ports::ARTNET_PORT;
 /// Bytes of an `OpTimeCode` packet.
 pub const LEN: usize = 19;
 /// The packet's first 8 bytes.

@@ -126,7 +126,7 @@ pub enum Start {
     /// At once.
     Now,
     /// The first frame is due when the box's clock ([`Response::Clock`]) reads
-    /// this many µs; a time already past starts at once, on that schedule.
+    /// this many µs; a time already past is refused (`Invalid`).
     At(u64),
     /// Following Art-Net timecode (UDP 6454): each frame goes out when the
     /// show's timecode reaches it.
@@ -305,6 +305,8 @@ pub struct Status {
     pub faults: Vec<Fault, MAX_FAULTS>,
     /// The card, when the box has a slot for one.
     pub card: Option<CardStatus>,
+    /// What the flash went through since power-up (protocol 6).
+    pub wear: Wear,
 }
 
 /// How the card stands.
@@ -334,6 +336,26 @@ pub struct TakePage {
     pub revision: u32,
     /// The takes `start..start + takes.len()`.
     pub takes: Vec<TakeInfo, PAGE_TAKES>,
+}
+
+/// What the box's flash went through since power-up. Settings saves are
+/// paced to spare it: a save that changes nothing is not written, and saves
+/// that follow a write within a few seconds are held and written together.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Wear {
+    /// Settings records written.
+    pub settings_writes: u32,
+    /// Settings saves that changed nothing (not written).
+    pub settings_unchanged: u32,
+    /// Settings saves held back and written with a later one.
+    pub settings_coalesced: u32,
+    /// Whether saved settings wait to be written (a power cut now loses them).
+    pub settings_pending: bool,
+    /// Erases of the settings blocks.
+    pub settings_erases: u32,
+    /// Erases of take blocks (uploads, deletes, replaced takes).
+    pub take_erases: u32,
 }
 
 /// A message from the box to the host.

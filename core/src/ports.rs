@@ -9,3 +9,5 @@ pub const CONTROL_PORT: u16 = 11113;
 pub const OSC_PORT: u16 = 11114;
 /// The mDNS port, which no other service of the box may take.
 pub const MDNS_PORT: u16 = 5353;
+/// The Art-Net port, where the box listens for the show's timecode.
+pub const ARTNET_PORT: u16 = 6454;

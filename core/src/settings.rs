@@ -1,6 +1,9 @@
 //! The box's settings: one model for the box's stored settings, its command
 //! line and the control messages that read and change them.
 //!
+//! Their text form (`KEY VALUE`, as `llv box ADDR config` and the box's
+//! command line write them) is [`Setting::parse`], in `grammar`.
+//!
 //! Stored as one postcard record (see `firmware/store`, whose record carries the
 //! schema version), sent in [`crate::control::Response::Settings`] and changed
 //! by [`Setting`]s. [`Settings::check`] is the one rule for what the box
@@ -15,9 +18,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::artnet::Label;
 use crate::chase::{AfterFreewheel, ChaseConfig};
-use crate::ports::CONTROL_PORT;
+use crate::ports::{ARTNET_PORT, CONTROL_PORT, LIVE_LINK_PORT};
 pub use crate::ports::{MDNS_PORT, OSC_PORT};
 use crate::take::NAME_LEN;
+
+mod grammar;
+
+pub use grammar::{
+    parse_address, parse_count, parse_ipv4, parse_on_off, parse_targets, ParseError,
+    ParseErrorKind, KEYS,
+};
 
 /// Most playback targets.
 pub const MAX_TARGETS: usize = 4;
@@ -30,6 +40,62 @@ pub const MAX_CHANGES: usize = 8;
 /// Longest box name in bytes (one DNS label of `NAME.local`).
 pub const BOX_NAME_LEN: usize = 32;
 
+/// Who sends the frames, which decides what a target may be: the box cannot
+/// reach a laptop's loopback (127.x on the box is the box itself, where
+/// nothing listens for frames); `llv serve` on a laptop can.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Sender {
+    /// The box: targets are on the network.
+    Box,
+    /// A laptop (`llv serve`): its loopback is a target too.
+    Laptop,
+}
+
+/// Ports other services use, which neither the OSC port nor the reply port
+/// may be: a box listening there would take their traffic, replies sent
+/// there would land in another program.
+pub const RESERVED_PORTS: [(u16, &str); 6] = [
+    (67, "DHCP"),
+    (68, "DHCP"),
+    (MDNS_PORT, "mDNS"),
+    (ARTNET_PORT, "Art-Net"),
+    (LIVE_LINK_PORT, "Live Link"),
+    (CONTROL_PORT, "the control port"),
+];
+
+/// What uses `port` among [`RESERVED_PORTS`], if anything.
+pub fn reserved_port(port: u16) -> Option<&'static str> {
+    RESERVED_PORTS
+        .iter()
+        .find(|(p, _)| *p == port)
+        .map(|(_, what)| *what)
+}
+
+/// What kind of IPv4 address `ip` is, for the rules of targets and static addresses.
+fn kind(ip: [u8; 4]) -> AddressKind {
+    match ip {
+        [0, ..] => AddressKind::ThisNetwork,
+        [127, ..] => AddressKind::Loopback,
+        [169, 254, ..] => AddressKind::LinkLocal,
+        [255, 255, 255, 255] => AddressKind::Broadcast,
+        [224..=239, ..] => AddressKind::Multicast,
+        [240..=255, ..] => AddressKind::Reserved,
+        _ => AddressKind::Unicast,
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum AddressKind {
+    ThisNetwork,
+    Loopback,
+    LinkLocal,
+    Broadcast,
+    Multicast,
+    Reserved,
+    Unicast,
+}
+
 /// A UDP destination for playback: IPv4 address and port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -41,14 +107,19 @@ pub struct Target {
 }
 
 impl Target {
-    /// Whether frames can be sent to it: a port, and an address that is not
-    /// unspecified (0.0.0.0). Broadcast, multicast and loopback (a laptop
-    /// playing to itself) are allowed.
-    pub fn check(&self) -> Result<(), SettingError> {
-        if self.port == 0 || Ipv4Addr::from(self.ip).is_unspecified() {
-            return Err(SettingError::Target(*self));
+    /// Whether `sender` can send frames to it: a port, and an address that is
+    /// a destination (not 0.x, "this network", nor 240.x to 255.255.255.254,
+    /// reserved); 127.x only from a laptop. Unicast, link-local, multicast
+    /// and the broadcast address 255.255.255.255 are allowed.
+    pub fn check(&self, sender: Sender) -> Result<(), SettingError> {
+        match kind(self.ip) {
+            AddressKind::ThisNetwork | AddressKind::Reserved => Err(SettingError::Target(*self)),
+            AddressKind::Loopback if sender == Sender::Box => {
+                Err(SettingError::LoopbackTarget(*self))
+            }
+            _ if self.port == 0 => Err(SettingError::Target(*self)),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     /// The target as a socket address.
@@ -162,42 +233,75 @@ pub struct StaticAddress {
 }
 
 impl StaticAddress {
-    /// Whether the box can take this address: a prefix of 1 to 32 bits, a
-    /// unicast address that is neither the network nor the broadcast address
-    /// of its subnet (for prefixes up to 30), and a gateway, if any, on that
+    /// Whether the box can take this address and still be reached: a prefix
+    /// of 1 to 32 bits; a unicast address, not 0.x ("this network"), 127.x
+    /// (loopback), 169.254.x (link-local: configured by the hosts
+    /// themselves, never by hand, RFC 3927), 224.x and up (multicast,
+    /// reserved, broadcast), nor its subnet's network or broadcast address
+    /// (prefixes up to 30); and a gateway, if any, of the same kind, on that
     /// subnet and not the box itself.
     pub fn check(&self) -> Result<(), SettingError> {
-        let bad = Err(SettingError::Address(*self));
+        let bad = |why| Err(SettingError::Address(*self, why));
         if !(1..=32).contains(&self.prefix_len) {
-            return bad;
+            return bad(AddressError::Prefix);
+        }
+        if kind(self.ip) != AddressKind::Unicast {
+            return bad(AddressError::NotUnicast);
         }
         let ip = u32::from_be_bytes(self.ip);
         let mask = u32::MAX << (32 - u32::from(self.prefix_len));
-        let addr = Ipv4Addr::from(self.ip);
-        if addr.is_unspecified() || addr.is_loopback() || addr.is_multicast() || addr.is_broadcast()
-        {
-            return bad;
-        }
-        if self.prefix_len <= 30 && (ip & !mask == 0 || ip & !mask == !mask) {
-            return bad;
+        let edge = |a: u32| self.prefix_len <= 30 && (a & !mask == 0 || a & !mask == !mask);
+        if edge(ip) {
+            return bad(AddressError::NetworkOrBroadcast);
         }
         if let Some(gw) = self.gateway {
-            let gw = u32::from_be_bytes(gw);
-            if gw & mask != ip & mask || gw == ip {
-                return bad;
+            let gw_ip = u32::from_be_bytes(gw);
+            if kind(gw) != AddressKind::Unicast
+                || gw_ip & mask != ip & mask
+                || gw_ip == ip
+                || edge(gw_ip)
+            {
+                return bad(AddressError::Gateway);
             }
         }
         Ok(())
     }
 }
 
+/// Why a static address was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum AddressError {
+    /// The prefix is not 1 to 32.
+    Prefix,
+    /// 0.x, 127.x, 169.254.x, or 224.x and up.
+    NotUnicast,
+    /// The network or broadcast address of its own subnet.
+    NetworkOrBroadcast,
+    /// The gateway is not a host of the subnet other than the box.
+    Gateway,
+}
+
+impl fmt::Display for AddressError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AddressError::Prefix => "the prefix is 1 to 32",
+            AddressError::NotUnicast => "not a host address (0.x, 127.x, 169.254.x, 224.x and up)",
+            AddressError::NetworkOrBroadcast => "its subnet's network or broadcast address",
+            AddressError::Gateway => "the gateway is not another host of its subnet",
+        })
+    }
+}
+
 /// A setting the box refuses: it would break playback or the network.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SettingError {
-    /// A target without a port, or to 0.0.0.0.
+    /// A target without a port, or to an address that is no destination (see [`Target::check`]).
     Target(Target),
-    /// A static address the network cannot use (see [`StaticAddress::check`]).
-    Address(StaticAddress),
+    /// A target on 127.x, which the box cannot reach (see [`Sender`]).
+    LoopbackTarget(Target),
+    /// A static address the network cannot use (see [`StaticAddress::check`]), and why.
+    Address(StaticAddress, AddressError),
     /// An autoplay take name that is empty.
     AutoplayName,
     /// A subject name that is empty.
@@ -206,8 +310,10 @@ pub enum SettingError {
     Token,
     /// A box name that is not a host name label (see [`check_box_name`]).
     Name,
-    /// An OSC or reply port that is 0, or an OSC port another service of the box uses.
-    Port(u16),
+    /// An OSC port that is 0 or one of the [`RESERVED_PORTS`].
+    OscPort(u16),
+    /// A reply port that is 0 or one of the [`RESERVED_PORTS`].
+    ReplyPort(u16),
     /// A chase offset of a day or more, or a freewheel over [`MAX_FREEWHEEL_MS`].
     Chase,
 }
@@ -217,15 +323,19 @@ impl fmt::Display for SettingError {
         match self {
             SettingError::Target(t) => write!(
                 f,
-                "target {t}: needs a port and an address other than 0.0.0.0 or 127.x"
+                "target {t}: needs a port, and an address other than 0.x or 240.x and up"
             ),
-            SettingError::Address(a) => {
+            SettingError::LoopbackTarget(t) => write!(
+                f,
+                "target {t}: 127.x is the box itself; give the laptop's address"
+            ),
+            SettingError::Address(a, why) => {
                 let ip = Ipv4Addr::from(a.ip);
                 write!(f, "address {ip}/{}", a.prefix_len)?;
                 if let Some(gw) = a.gateway {
-                    write!(f, " gateway {}", Ipv4Addr::from(gw))?;
+                    write!(f, ",{}", Ipv4Addr::from(gw))?;
                 }
-                f.write_str(": not a usable host address and gateway")
+                write!(f, ": {why}")
             }
             SettingError::AutoplayName => f.write_str("autoplay: the take name is empty"),
             SettingError::Subject => f.write_str("subject: the name is empty"),
@@ -239,11 +349,17 @@ impl fmt::Display for SettingError {
                 f,
                 "name: 1..={BOX_NAME_LEN} letters, digits and '-', not starting or ending with '-'"
             ),
-            SettingError::Port(p) => write!(
-                f,
-                "port {p}: not 0, and an OSC port is not the control port {} or mDNS {MDNS_PORT}",
-                CONTROL_PORT
-            ),
+            SettingError::OscPort(p) | SettingError::ReplyPort(p) => {
+                let key = match self {
+                    SettingError::OscPort(_) => "osc-port",
+                    _ => "reply-port",
+                };
+                match reserved_port(*p) {
+                    Some(what) => write!(f, "{key} {p} is {what}'s:")?,
+                    None => write!(f, "{key} {p}:")?,
+                }
+                f.write_str(" not 0, 67, 68, 5353, 6454, 11111 or 11113")
+            }
             SettingError::Chase => write!(
                 f,
                 "chase: the offset is a timecode below 24:00:00:00 (frames below 30), the freewheel at most {} s",
@@ -251,6 +367,11 @@ impl fmt::Display for SettingError {
             ),
         }
     }
+}
+
+/// Whether `port` may be the OSC or the reply port: not 0 nor reserved.
+fn port_ok(port: u16) -> bool {
+    port != 0 && reserved_port(port).is_none()
 }
 
 /// Whether `name` can be the box's name: a host name label (RFC 1123) of 1
@@ -319,10 +440,12 @@ pub enum Setting {
 }
 
 impl Settings {
-    /// Checks every setting (see [`SettingError`]); the first bad one is the error.
-    pub fn check(&self) -> Result<(), SettingError> {
+    /// Checks every setting for `sender` (see [`SettingError`]); the first
+    /// bad one is the error. The one rule for what the box and `llv serve`
+    /// accept, store and use.
+    pub fn check(&self, sender: Sender) -> Result<(), SettingError> {
         for t in &self.targets {
-            t.check()?;
+            t.check(sender)?;
         }
         if self.autoplay.as_ref().is_some_and(|a| a.take.is_empty()) {
             return Err(SettingError::AutoplayName);
@@ -341,18 +464,86 @@ impl Settings {
         if let Some(name) = &self.name {
             check_box_name(name)?;
         }
-        if let Some(p) = self.osc_port {
-            if p == 0 || p == CONTROL_PORT || p == MDNS_PORT {
-                return Err(SettingError::Port(p));
-            }
+        if let Some(p) = self.osc_port.filter(|p| !port_ok(*p)) {
+            return Err(SettingError::OscPort(p));
         }
-        if self.reply_port == Some(0) {
-            return Err(SettingError::Port(0));
+        if let Some(p) = self.reply_port.filter(|p| !port_ok(*p)) {
+            return Err(SettingError::ReplyPort(p));
         }
         if let Some(chase) = &self.chase {
             chase.check()?;
         }
         Ok(())
+    }
+
+    /// The settings without those that break the rules for `sender` (each
+    /// back at its default), and the first of those: what a box or a laptop
+    /// uses of settings stored by an older version. The token stays
+    /// whatever it is: dropping it would open the box.
+    pub fn usable(&self, sender: Sender) -> (Settings, Option<SettingError>) {
+        let mut usable = self.clone();
+        let mut first = None;
+        // Each setting is checked alone, among defaults (which pass).
+        let mut bad = |alone: Settings| match alone.check(sender) {
+            Ok(()) => false,
+            Err(e) => {
+                first.get_or_insert(e);
+                true
+            }
+        };
+        let defaults = Settings::default;
+        usable.targets.retain(|t| {
+            let mut targets = Vec::new();
+            // One target fits.
+            let _ = targets.push(*t);
+            !bad(Settings {
+                targets,
+                ..defaults()
+            })
+        });
+        if bad(Settings {
+            address: usable.address,
+            ..defaults()
+        }) {
+            usable.address = None;
+        }
+        if bad(Settings {
+            autoplay: usable.autoplay.clone(),
+            ..defaults()
+        }) {
+            usable.autoplay = None;
+        }
+        if bad(Settings {
+            subject: usable.subject.clone(),
+            ..defaults()
+        }) {
+            usable.subject = None;
+        }
+        if bad(Settings {
+            name: usable.name.clone(),
+            ..defaults()
+        }) {
+            usable.name = None;
+        }
+        if bad(Settings {
+            osc_port: usable.osc_port,
+            ..defaults()
+        }) {
+            usable.osc_port = None;
+        }
+        if bad(Settings {
+            reply_port: usable.reply_port,
+            ..defaults()
+        }) {
+            usable.reply_port = None;
+        }
+        if bad(Settings {
+            chase: usable.chase,
+            ..defaults()
+        }) {
+            usable.chase = None;
+        }
+        (usable, first)
     }
 
     /// Applies one change.

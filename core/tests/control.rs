@@ -216,6 +216,14 @@ fn every_response_round_trips_within_max_frame() {
                     .map(|_| name(&"B".repeat(FILE_NAME_LEN)))
                     .collect(),
             }),
+            wear: Wear {
+                settings_writes: u32::MAX,
+                settings_unchanged: u32::MAX,
+                settings_coalesced: u32::MAX,
+                settings_pending: true,
+                settings_erases: u32::MAX,
+                take_erases: u32::MAX,
+            },
         }),
         Response::Takes(TakePage {
             start: u32::MAX,
@@ -515,6 +523,14 @@ fn every_response_has_its_documented_bytes() {
             bad_files: 6,
             bad: [name("BAD0.TAK")].into_iter().collect(),
         }),
+        wear: Wear {
+            settings_writes: 3,
+            settings_unchanged: 4000,
+            settings_coalesced: 2,
+            settings_pending: true,
+            settings_erases: 1,
+            take_erases: 200,
+        },
     };
     let page = TakePage {
         start: 16,
@@ -553,6 +569,9 @@ fn every_response_has_its_documented_bytes() {
                 0x01, 0x04, 0x02, b'w', b'd', // 1 fault: WatchdogReset, "wd"
                 0x01, 0x01, 0xe8, 0x07, 0x06, // card: scanning, 1000 takes, 6 bad files
                 0x01, 0x08, b'B', b'A', b'D', b'0', b'.', b'T', b'A', b'K', // "BAD0.TAK"
+                0x03, 0xa0, 0x1f, 0x02,
+                0x01, // wear: 3 writes, 4000 unchanged, 2 coalesced, pending
+                0x01, 0xc8, 0x01, // 1 settings erase, 200 take erases
             ],
         ),
         (
@@ -627,177 +646,6 @@ fn error_and_fault_codes_keep_their_indexes() {
     for (i, code) in faults.iter().enumerate() {
         assert_eq!(body(code), [i as u8], "{code:?}");
     }
-}
-
-#[test]
-fn settings_are_checked_before_the_box_stores_them() {
-    let ok = Settings {
-        targets: dao_target(),
-        address: Some(StaticAddress {
-            ip: [10, 0, 2, 15],
-            prefix_len: 24,
-            gateway: Some([10, 0, 2, 2]),
-        }),
-        token: Some(name("s3cret")),
-        ..Settings::default()
-    };
-    assert_eq!(ok.check(), Ok(()));
-    let address = |ip, prefix_len, gateway| StaticAddress {
-        ip,
-        prefix_len,
-        gateway,
-    };
-    let bad_addresses = [
-        address([10, 0, 2, 15], 33, None),
-        address([10, 0, 2, 15], 0, None),
-        address([0, 0, 0, 0], 24, None),
-        address([127, 0, 0, 1], 8, None),
-        address([224, 0, 0, 1], 24, None),
-        address([255, 255, 255, 255], 24, None),
-        address([10, 0, 2, 0], 24, None),
-        address([10, 0, 2, 255], 24, None),
-        address([10, 0, 2, 15], 24, Some([10, 0, 3, 1])),
-        address([10, 0, 2, 15], 24, Some([10, 0, 2, 15])),
-    ];
-    for a in bad_addresses {
-        let s = Settings {
-            address: Some(a),
-            ..ok.clone()
-        };
-        assert_eq!(s.check(), Err(SettingError::Address(a)), "{a:?}");
-    }
-    // Point-to-point and host routes have no network or broadcast address.
-    for prefix in [31, 32] {
-        assert_eq!(address([10, 0, 2, 0], prefix, None).check(), Ok(()));
-    }
-    for t in [
-        Target {
-            ip: [10, 0, 2, 2],
-            port: 0,
-        },
-        Target {
-            ip: [0; 4],
-            port: 1,
-        },
-    ] {
-        let mut s = ok.clone();
-        s.targets.push(t).unwrap();
-        assert_eq!(s.check(), Err(SettingError::Target(t)));
-    }
-    let broadcast = Target {
-        ip: [255; 4],
-        port: 11111,
-    };
-    assert_eq!(broadcast.check(), Ok(()));
-    for token in ["", "two words", "tab\there", "é"] {
-        let s = Settings {
-            token: Some(name(token)),
-            ..ok.clone()
-        };
-        assert_eq!(s.check(), Err(SettingError::Token), "{token:?}");
-    }
-    let s = Settings {
-        subject: Some(name("")),
-        ..ok.clone()
-    };
-    assert_eq!(s.check(), Err(SettingError::Subject));
-    let s = Settings {
-        autoplay: Some(Autoplay {
-            take: name(""),
-            loop_count: 0,
-        }),
-        ..ok
-    };
-    assert_eq!(s.check(), Err(SettingError::AutoplayName));
-    for bad in [
-        "",
-        "-stage",
-        "stage-",
-        "stage left",
-        "bühne",
-        &"n".repeat(BOX_NAME_LEN + 1),
-    ] {
-        assert_eq!(check_box_name(bad), Err(SettingError::Name), "{bad:?}");
-    }
-    for good in ["a", "stage-left", "Box-2", &"n".repeat(BOX_NAME_LEN)] {
-        assert_eq!(check_box_name(good), Ok(()), "{good:?}");
-        let s = Settings {
-            name: Some(name(good)),
-            ..Settings::default()
-        };
-        assert_eq!(s.check(), Ok(()));
-    }
-    let s = Settings {
-        name: Some(name("-x")),
-        ..Settings::default()
-    };
-    assert_eq!(s.check(), Err(SettingError::Name));
-    for port in [0, CONTROL_PORT, MDNS_PORT] {
-        let s = Settings {
-            osc_port: Some(port),
-            ..Settings::default()
-        };
-        assert_eq!(s.check(), Err(SettingError::Port(port)), "{port}");
-    }
-    let s = Settings {
-        reply_port: Some(0),
-        ..Settings::default()
-    };
-    assert_eq!(s.check(), Err(SettingError::Port(0)));
-    let s = Settings {
-        osc_port: Some(53000),
-        reply_port: Some(53001),
-        ..Settings::default()
-    };
-    assert_eq!((s.check(), s.osc_port()), (Ok(()), 53000));
-    assert_eq!(Settings::default().osc_port(), OSC_PORT);
-    assert_eq!(
-        SettingError::Address(address([10, 0, 2, 15], 33, None)).to_string(),
-        "address 10.0.2.15/33: not a usable host address and gateway"
-    );
-}
-
-#[test]
-fn a_chase_offset_is_a_label_and_freewheel_at_most_an_hour() {
-    let label = |hours, frames| llv_core::artnet::Label {
-        hours,
-        minutes: 59,
-        seconds: 59,
-        frames,
-    };
-    let with = |offset, freewheel_ms| Settings {
-        chase: Some(ChaseSpec {
-            offset,
-            freewheel_ms,
-            ..ChaseSpec::DEFAULT
-        }),
-        ..Settings::default()
-    };
-    assert_eq!(with(None, 4000).check(), Ok(()));
-    assert_eq!(with(Some(label(23, 29)), MAX_FREEWHEEL_MS).check(), Ok(()));
-    assert_eq!(
-        with(Some(label(24, 0)), 4000).check(),
-        Err(SettingError::Chase)
-    );
-    assert_eq!(
-        with(Some(label(0, 30)), 4000).check(),
-        Err(SettingError::Chase)
-    );
-    assert_eq!(
-        with(None, MAX_FREEWHEEL_MS + 1).check(),
-        Err(SettingError::Chase)
-    );
-    let config = ChaseSpec {
-        hold: true,
-        freewheel_ms: 2500,
-        ..ChaseSpec::DEFAULT
-    }
-    .config();
-    assert_eq!(config.freewheel_us, 2_500_000);
-    assert_eq!(
-        config.after_freewheel,
-        llv_core::chase::AfterFreewheel::Hold
-    );
 }
 
 /// The bytes `docs/control-protocol.md` quotes as examples: each appears in

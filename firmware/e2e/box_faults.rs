@@ -5,9 +5,19 @@
 //!
 //! Checks: a dead target holds up no other, its drops are counted in
 //! `llv box status`, and a stop ends playback at once; clients that connect
-//! and trickle bytes do not lock the operator out; a setting that would brick
-//! the box is refused by the box itself; one stored by older firmware is
-//! ignored and reported, and the box comes up on the network.
+//! and trickle bytes, hold idle sockets or say Hello and poll the status do
+//! not lock the operator out; UDP clients with the token keep it against
+//! senders without; settings that would brick or strand the box are refused
+//! by the box itself; one stored by older firmware is ignored and reported,
+//! and the box comes up on the network; identical settings saves are not
+//! written and a burst is written twice (the last value surviving a
+//! reboot); chunks over 1024 bytes, starts in the past and OSC datagrams
+//! over 512 bytes get their answers; a subscriber hears of a change within
+//! 50 ms; a one-shot mDNS answer lives at most 10 s.
+//!
+//! QEMU's user network makes every host client 10.0.2.2: the rules per
+//! address are tested against `llv serve` (`tests/tests/serve_doors.rs`)
+//! and in the control crate's own tests.
 //!
 //! Needs `qemu-system-arm` and the `thumbv7em-none-eabihf` target (see
 //! `box_qemu.rs`). Lives in the root `tests` crate.
@@ -18,8 +28,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use llv_core::control::{ErrorCode, Request, Response};
-use llv_core::settings::{Setting, StaticAddress};
+use std::net::{Ipv4Addr, SocketAddr};
+
+use llv_core::control::{ErrorCode, Place, Request, Response, Start};
+use llv_core::osc::Arg;
+use llv_core::settings::{Setting, StaticAddress, Target};
+use llv_tests::doors::{
+    call, hello_from, operator_statuses, osc, percentile, push_latencies, Crowd, OscUdp,
+};
 use llv_tests::{example, llv_packets};
 
 use flash_box::*;
@@ -132,7 +148,7 @@ fn a_setting_that_would_brick_the_box_is_refused_by_the_box() {
     assert_eq!(code, ErrorCode::Invalid);
     assert_eq!(
         detail.as_str(),
-        "address 10.0.2.15/33: not a usable host address and gateway"
+        "address 10.0.2.15/33: the prefix is 1 to 32"
     );
     drop(s);
     drop(b);
@@ -172,7 +188,7 @@ fn a_bad_setting_stored_by_older_firmware_is_ignored_and_reported() {
     assert_eq!(faults[0]["code"], "BadStoredSetting");
     assert_eq!(
         faults[0]["detail"],
-        "stored address 10.0.2.15/33: not a usable host address and gateway: ignored"
+        "stored address 10.0.2.15/33: the prefix is 1 to 32: ignored"
     );
     // The record is kept as it was until someone changes the settings.
     let c = b.json(&["box", "{box}", "config", "--json"]);
@@ -358,4 +374,290 @@ fn receive_until(socket: &UdpSocket, done: &AtomicBool, limit: Duration) -> Vec<
         }
     }
     got
+}
+
+const LOCAL: Ipv4Addr = Ipv4Addr::LOCALHOST;
+
+fn control(b: &QemuBox) -> SocketAddr {
+    SocketAddr::from((LOCAL, b.port))
+}
+
+fn osc_addr(b: &QemuBox) -> SocketAddr {
+    SocketAddr::from((LOCAL, b.osc))
+}
+
+#[test]
+fn the_operator_always_gets_in_beside_a_crowd() {
+    // What the review did: three connections that say Hello and poll the
+    // status kept the operator out of an open box for good. Here: 20 of
+    // them, and 16 idle sockets to the control and OSC ports (opened again a
+    // second after each close), against 3 control and 2 OSC sockets.
+    let dir = tempfile::tempdir().unwrap();
+    let b = QemuBox::boot(&dir.path().join("flash.bin"));
+    let crowd = Crowd::start(
+        control(&b),
+        20,
+        &[control(&b), osc_addr(&b)],
+        16,
+        Duration::from_secs(1),
+        &[LOCAL],
+    );
+    std::thread::sleep(Duration::from_secs(3));
+    let took = operator_statuses(&b.addr(), 10);
+    let counts = crowd.stop();
+    let worst = took.iter().max().unwrap();
+    eprintln!(
+        "the box, 10 statuses beside 20 pollers and 16 idle sockets: median {:?}, worst {worst:?}; \
+         crowd: {} statuses, {} connections closed for room, {} refused",
+        percentile(&took, 50),
+        counts.statuses.load(Ordering::Relaxed),
+        counts.closed.load(Ordering::Relaxed),
+        counts.refused.load(Ordering::Relaxed),
+    );
+    assert!(*worst < Duration::from_secs(5), "a status took {worst:?}");
+    assert!(counts.statuses.load(Ordering::Relaxed) > 0);
+}
+
+#[test]
+fn udp_clients_with_the_token_keep_it_against_senders_without() {
+    // What the review did: four datagrams from four ports pushed out a
+    // client that had sent the token.
+    let dir = tempfile::tempdir().unwrap();
+    let b = QemuBox::boot(&dir.path().join("flash.bin"));
+    flash_dao(&b);
+    let (_socket, target) = receiver();
+    b.llv(&[
+        "box", "{box}", "config", "targets", &target, "token", "s3cret",
+    ])
+    .success();
+    let holders: Vec<OscUdp> = (0..16).map(|_| OscUdp::new(LOCAL, osc_addr(&b))).collect();
+    for h in &holders {
+        assert_eq!(h.status("/llv/connect", &[Arg::Str("s3cret")]), "ok");
+    }
+    for _ in 0..100 {
+        let sender = OscUdp::new(LOCAL, osc_addr(&b));
+        assert_eq!(sender.status("/llv/status", &[]), "denied");
+    }
+    for h in &holders {
+        assert_eq!(h.status("/llv/stop", &[]), "ok");
+    }
+}
+
+/// Control connection (Hello said) to an open box.
+fn session(b: &QemuBox) -> std::net::TcpStream {
+    hello_from(LOCAL, control(b)).unwrap()
+}
+
+#[test]
+fn identical_saves_are_not_written_and_a_burst_is_written_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let flash = dir.path().join("flash.bin");
+    let b = QemuBox::boot(&flash);
+    let mut s = session(&b);
+    let name = |n: &str| Request::SetSettings {
+        changes: [Setting::Name(Some(n.try_into().unwrap()))]
+            .into_iter()
+            .collect(),
+    };
+    // What the review sent: 4,000 identical saves (a block erase every 2 s).
+    let started = Instant::now();
+    for _ in 0..4000 {
+        assert_eq!(call(&mut s, &name("stage-left")).unwrap(), Response::Ok);
+    }
+    let took = started.elapsed();
+    let wear = b.json(&["box", "{box}", "status", "--json"])["wear"].clone();
+    eprintln!("4,000 identical saves on the box: {took:?}; wear {wear}");
+    assert_eq!(wear["settings_writes"], 1, "{wear}");
+    assert_eq!(wear["settings_unchanged"], 3999, "{wear}");
+    // The first save after power-up goes to a freshly erased block.
+    assert_eq!(wear["settings_erases"], 1, "{wear}");
+    // A burst of 30: held after that write, the last one written once.
+    for i in 0..30 {
+        let n = format!("burst-{i}");
+        assert_eq!(call(&mut s, &name(&n)).unwrap(), Response::Ok);
+    }
+    let wear = b.json(&["box", "{box}", "status", "--json"])["wear"].clone();
+    assert_eq!(wear["settings_pending"], true, "{wear}");
+    let end = Instant::now() + Duration::from_secs(20);
+    let wear = loop {
+        let wear = b.json(&["box", "{box}", "status", "--json"])["wear"].clone();
+        if wear["settings_pending"] == false {
+            break wear;
+        }
+        assert!(Instant::now() < end, "still held: {wear}");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(wear["settings_writes"], 2, "{wear}");
+    assert_eq!(wear["settings_coalesced"], 29, "{wear}");
+    drop(s);
+    drop(b);
+    let b = QemuBox::boot(&flash);
+    let c = b.json(&["box", "{box}", "config", "--json"]);
+    assert_eq!(c["settings"]["name"], "burst-29", "{c}");
+}
+
+#[test]
+fn settings_that_would_strand_the_box_are_refused_by_the_box() {
+    let dir = tempfile::tempdir().unwrap();
+    let flash = dir.path().join("flash.bin");
+    let b = QemuBox::boot(&flash);
+    let refused = [
+        (
+            &["address", "0.0.0.1/8"][..],
+            "address 0.0.0.1/8: not a host address (0.x, 127.x, 169.254.x, 224.x and up)",
+        ),
+        (
+            &["address", "240.0.0.1/24"],
+            "240.0.0.1/24: not a host address",
+        ),
+        (
+            &["address", "169.254.1.1/16"],
+            "169.254.1.1/16: not a host address",
+        ),
+        (&["osc-port", "6454"], "osc-port 6454 is Art-Net's"),
+        (&["osc-port", "67"], "osc-port 67 is DHCP's"),
+        (&["osc-port", "68"], "osc-port 68 is DHCP's"),
+        (
+            &["targets", "127.0.0.1"],
+            "target 127.0.0.1:11111: 127.x is the box itself; give the laptop's address",
+        ),
+    ];
+    for (pairs, text) in refused {
+        let mut args = vec!["box", "{box}", "config"];
+        args.extend_from_slice(pairs);
+        let out = b.llv(&args).failure().get_output().stderr.clone();
+        let stderr = String::from_utf8_lossy(&out);
+        assert!(stderr.contains(text), "{pairs:?}: {stderr}");
+    }
+    // Nothing was stored: the box comes back on DHCP and its ports.
+    drop(b);
+    let b = QemuBox::boot(&flash);
+    let status = b.json(&["box", "{box}", "status", "--json"]);
+    assert_eq!(status["address"], serde_json::json!([10, 0, 2, 15]));
+    assert_eq!(status["wear"]["settings_writes"], 0, "{status}");
+    let client = OscUdp::new(LOCAL, osc_addr(&b));
+    assert_eq!(client.status("/llv/status", &[]), "ok");
+}
+
+#[test]
+fn chunks_over_1024_bytes_starts_in_the_past_and_big_datagrams_are_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = QemuBox::boot(&dir.path().join("flash.bin"));
+    flash_dao(&b);
+    let mut s = session(&b);
+    // What the review sent: a chunk of 2,000 bytes.
+    let begin = Request::UploadBegin {
+        name: "big-chunk",
+        total_len: 5000,
+        crc32: 0,
+        place: Place::Internal,
+    };
+    assert_eq!(call(&mut s, &begin).unwrap(), Response::Ok);
+    let r = call(
+        &mut s,
+        &Request::UploadChunk {
+            offset: 0,
+            data: &[0; 2000],
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        r,
+        Response::error(ErrorCode::Invalid, "chunk of 2000 bytes: at most 1024")
+    );
+    // What the review sent: a Play at box time 0, long after power-up.
+    let (_socket, target) = receiver();
+    let port: u16 = target.rsplit(':').next().unwrap().parse().unwrap();
+    let play = Request::Play {
+        name: "dao",
+        targets: [Target {
+            ip: [10, 0, 2, 2],
+            port,
+        }]
+        .into_iter()
+        .collect(),
+        loop_count: 0,
+        start: Start::At(0),
+    };
+    let Response::Error { code, detail } = call(&mut s, &play).unwrap() else {
+        panic!("a start in the past was accepted");
+    };
+    assert_eq!(code, ErrorCode::Invalid);
+    assert!(detail.contains("ms in the past"), "{detail}");
+    let status = b.json(&["box", "{box}", "status", "--json"]);
+    assert_eq!(status["playing"], serde_json::Value::Null, "{status}");
+    // OSC datagrams over 512 bytes get the answer llv serve gives. (Over one
+    // Ethernet frame they are fragmented on the way in, and the box's
+    // network stack drops fragments: those get no answer.)
+    let client = OscUdp::new(LOCAL, osc_addr(&b));
+    for len in [513, 600, 1400] {
+        let mut datagram = osc("/llv/status", &[Arg::Str(&"x".repeat(480))]);
+        datagram.resize(len, 0);
+        let (address, reply) = client.ask_raw(&datagram);
+        assert_eq!(address, "/llv/error", "{len}");
+        assert_eq!(reply["data"], "packet over 512 bytes", "{len}");
+    }
+    assert_eq!(client.status("/llv/status", &[]), "ok");
+}
+
+#[test]
+fn a_change_reaches_a_subscriber_within_50_ms() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = QemuBox::boot_with(firmware(), &dir.path().join("flash.bin"), "erase_ms=0");
+    flash_dao(&b);
+    let (_socket, target) = receiver();
+    let port: u16 = target.rsplit(':').next().unwrap().parse().unwrap();
+    let target = Target {
+        ip: [10, 0, 2, 2],
+        port,
+    };
+    let took = push_latencies(control(&b), osc_addr(&b), "dao", target, 40);
+    let (p50, p99) = (percentile(&took, 50), percentile(&took, 99));
+    eprintln!(
+        "the box under QEMU, /llv/state after a play (request sent to state received), 40 plays: \
+         p50 {p50:?}, p99 {p99:?}, worst {:?}",
+        took.iter().max().unwrap()
+    );
+    // The box looks every 20 ms; the bound is an order of magnitude.
+    assert!(p50 <= Duration::from_millis(50), "p50 {p50:?}");
+    assert!(p99 <= Duration::from_millis(500), "p99 {p99:?}");
+}
+
+#[test]
+fn a_one_shot_mdns_answer_lives_at_most_10_s() {
+    use simple_dns::{Name, Packet, Question, CLASS, TYPE};
+    let dir = tempfile::tempdir().unwrap();
+    let b = QemuBox::boot(&dir.path().join("flash.bin"));
+    let mut q = Packet::new_query(0x7117);
+    q.questions.push(Question::new(
+        Name::new_unchecked("_llv._tcp.local"),
+        TYPE::PTR.into(),
+        CLASS::IN.into(),
+        false,
+    ));
+    let query = q.build_bytes_vec().unwrap();
+    // From a port of its own (not 5353): a one-shot query, RFC 6762 §6.7.
+    let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let mut buf = [0u8; 1500];
+    let end = Instant::now() + TIMEOUT;
+    let n = loop {
+        socket.send_to(&query, ("127.0.0.1", b.mdns)).unwrap();
+        if let Ok(n) = socket.recv(&mut buf) {
+            break n;
+        }
+        assert!(Instant::now() < end, "no mDNS answer");
+    };
+    let answer = Packet::parse(&buf[..n]).unwrap();
+    assert_eq!(answer.id(), 0x7117);
+    let ttls: Vec<u32> = answer
+        .answers
+        .iter()
+        .chain(&answer.additional_records)
+        .map(|r| r.ttl)
+        .collect();
+    assert!(!ttls.is_empty());
+    assert!(ttls.iter().all(|t| *t <= 10), "{ttls:?}");
 }

@@ -257,7 +257,8 @@ fn box_refuses_a_bad_command_line() {
     let root = repo_root();
     let elf = build_firmware(&root);
     let socket = UdpSocket::bind("127.0.0.1:0").expect("bind a local UDP port");
-    let (received, status) = run_box(&elf, "targets=10.0.2.2 loop=2", &socket, 1);
+    // A target without a port takes 11111 (the settings' grammar); port 0 is no target.
+    let (received, status) = run_box(&elf, "targets=10.0.2.2:0 loop=2", &socket, 1);
     assert!(received.is_empty(), "nothing is sent");
     assert_eq!(
         status.code(),

@@ -90,6 +90,10 @@ pub fn main() -> ExitCode {
         Command::Discover(args) => done(discover::run(&args)),
     };
     result.unwrap_or_else(|e| {
+        // A reader that closed standard output has seen enough: no error.
+        if crate::console::is_closed_pipe(&e) {
+            return ExitCode::SUCCESS;
+        }
         eprintln!("error: {e:#}");
         ExitCode::FAILURE
     })

@@ -14,6 +14,7 @@ use simple_dns::rdata::RData;
 use simple_dns::{Name, Packet, PacketFlag, TYPE};
 
 use crate::address::resolve;
+use crate::console::printable;
 use crate::mdns_query::{ask, query, SERVICE};
 
 /// Arguments of `llv discover`.
@@ -60,16 +61,18 @@ pub fn run(args: &DiscoverArgs) -> Result<()> {
     };
     let found = browse(to, Duration::from_millis(args.wait))?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&found)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&found)?);
         return Ok(());
     }
     if found.is_empty() {
-        println!("no box answered within {} ms", args.wait);
+        crate::outln!("no box answered within {} ms", args.wait);
         return Ok(());
     }
-    println!(
+    crate::outln!(
         "{:<32}  {:<21}  {:<24}  PLAYING",
-        "NAME", "ADDRESS", "FIRMWARE"
+        "NAME",
+        "ADDRESS",
+        "FIRMWARE"
     );
     for f in &found {
         let address = match (f.address, f.control_port) {
@@ -77,12 +80,12 @@ pub fn run(args: &DiscoverArgs) -> Result<()> {
             (Some(ip), None) => ip.to_string(),
             _ => "?".into(),
         };
-        println!(
+        crate::outln!(
             "{:<32}  {:<21}  {:<24}  {}",
-            f.name,
+            printable(&f.name),
             address,
-            f.firmware.as_deref().unwrap_or("?"),
-            f.playing.as_deref().unwrap_or("-")
+            printable(f.firmware.as_deref().unwrap_or("?")),
+            printable(f.playing.as_deref().unwrap_or("-"))
         );
     }
     Ok(())

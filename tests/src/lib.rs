@@ -6,6 +6,7 @@
 //! | [`files`] | the repository, the bundled examples and fixtures, the packets a recording holds |
 //! | [`cli`] | the `llv` binary, a run with its peak memory, a running recorder, Ctrl-C |
 //! | [`show`] | an OSC client that is not llv's (python-osc) and a running `llv serve` |
+//! | [`doors`] | the door rules end to end: a crowd of clients, the operator, OSC over UDP, push latency |
 //! | [`qemu`] | QEMU: the firmware build, a box process killed on drop |
 //! | [`flash_box`] | a box with a flash file under QEMU: its ports, requests, what it plays |
 //! | [`card`] | card images (MBR, `mkfs.fat`), a box booted on one, arrival times and lateness |
@@ -13,6 +14,7 @@
 
 pub mod card;
 pub mod cli;
+pub mod doors;
 pub mod files;
 pub mod flash_box;
 pub mod qemu;

@@ -108,6 +108,22 @@ impl Serve {
     pub fn addr(&self) -> String {
         format!("127.0.0.1:{}", self.control)
     }
+
+    /// Stops it as Ctrl-C does and waits (at most 30 s) for it to end.
+    pub fn interrupt(&mut self) -> std::process::ExitStatus {
+        crate::cli::interrupt(&self.child);
+        let end = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("waiting for llv serve") {
+                return status;
+            }
+            assert!(
+                std::time::Instant::now() < end,
+                "llv serve did not stop on Ctrl-C"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
 
 impl Drop for Serve {

@@ -6,7 +6,6 @@
 
 use std::io::{Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -69,9 +68,11 @@ impl SoftBox {
     /// A box whose clock reads `clock_us`.
     fn with_clock(clock_us: u64) -> SoftBox {
         let store = Arc::new(AsyncMutex::new(MemoryLibrary::new()));
+        // It runs on this laptop: 127.0.0.1 is a target it can reach.
         let device = Arc::new(Mutex::new(RecordingPlayback {
             clock_us,
             address: Some([127, 0, 0, 1]),
+            laptop: true,
             ..RecordingPlayback::default()
         }));
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -99,7 +100,7 @@ impl SoftBox {
                     &control,
                     &mut SharedPlayback(recorder.clone()),
                     &mut buffers,
-                    &AtomicBool::new(false),
+                    &(),
                 ));
             }
         });

@@ -5,9 +5,12 @@
 //! loopback and the veth pair (169.254.77.0/24, link-local), and are deleted
 //! at the end.
 //!
+//! Also: `llv serve` says goodbye (its records with a TTL of 0) when it is
+//! renamed and when it stops, heard by a listener in the other namespace.
+//!
 //! Needs root and `ip` (iproute2; `scripts/test-all` installs it); without
 //! them it fails, never passes unrun. The same responder is also tested on
-//! the host (`firmware/control/tests/mdns.rs`) and through QEMU
+//! the host (`control/tests/mdns.rs`) and through QEMU
 //! (`firmware/e2e/box_show.rs`).
 
 use std::path::Path;
@@ -141,4 +144,125 @@ fn llv_discover_finds_llv_serve_by_name_across_a_veth_pair() {
     assert_eq!(found[0]["name"], "stage-right", "{found}");
     drop(serve);
     assert!(Path::new(&dir.path().join(".llv-serve.json")).is_file());
+}
+
+/// Listens for mDNS multicast in namespace `ns` on `address` (python3, no
+/// package needed); returns a receiver of every message heard.
+fn mdns_listener(
+    ns: &str,
+    address: &str,
+) -> (std::process::Child, std::sync::mpsc::Receiver<Vec<u8>>) {
+    const SCRIPT: &str = r#"
+import binascii, socket, struct, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+s.bind(("", 5353))
+group = struct.pack("4s4s", socket.inet_aton("224.0.0.251"), socket.inet_aton(sys.argv[1]))
+s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, group)
+print("ready", flush=True)
+while True:
+    data, _ = s.recvfrom(9000)
+    print(binascii.hexlify(data).decode(), flush=True)
+"#;
+    let mut child = Command::new("ip")
+        .args(["netns", "exec", ns, "python3", "-c", SCRIPT, address])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("python3");
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if line == "ready" {
+                let _ = ready_tx.send(());
+                continue;
+            }
+            let bytes = (0..line.len() / 2)
+                .filter_map(|i| u8::from_str_radix(&line[2 * i..2 * i + 2], 16).ok())
+                .collect();
+            if tx.send(bytes).is_err() {
+                return;
+            }
+        }
+    });
+    ready_rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the mDNS listener did not start");
+    (child, rx)
+}
+
+/// The first message heard within 10 s whose answers all carry `ttl` and
+/// name `name` among them.
+fn heard(rx: &std::sync::mpsc::Receiver<Vec<u8>>, name: &str, ttl: u32) -> Vec<(String, u32)> {
+    let end = std::time::Instant::now() + Duration::from_secs(10);
+    while let Some(left) = end.checked_duration_since(std::time::Instant::now()) {
+        let Ok(bytes) = rx.recv_timeout(left) else {
+            break;
+        };
+        let Ok(p) = simple_dns::Packet::parse(&bytes) else {
+            continue;
+        };
+        let records: Vec<(String, u32)> = p
+            .answers
+            .iter()
+            .map(|r| (r.name.to_string(), r.ttl))
+            .collect();
+        if !records.is_empty()
+            && records.iter().all(|(_, t)| *t == ttl)
+            && records.iter().any(|(n, _)| n.starts_with(name))
+        {
+            return records;
+        }
+    }
+    panic!("no message with {name}'s records at TTL {ttl} within 10 s");
+}
+
+#[test]
+fn llv_serve_says_goodbye_on_a_rename_and_when_it_stops() {
+    let net = Net::new().unwrap_or_else(|e| {
+        panic!("cannot make the test's network namespaces ({e}): needs root and iproute2")
+    });
+    let (mut listener, heard_in_b) = mdns_listener(&net.b, "169.254.77.2");
+    let dir = tempfile::tempdir().unwrap();
+    let mut serve = Serve::start_with(Net::llv(&net.a), dir.path(), &["--name", "stage-left"]);
+    let announced = heard(&heard_in_b, "stage-left", 120);
+    assert!(
+        announced.iter().any(|(n, _)| n == "stage-left.local"),
+        "{announced:?}"
+    );
+    // A rename: the old records go with a TTL of 0, then the new ones come.
+    let status = Net::llv(&net.b)
+        .args([
+            "box",
+            &format!("169.254.77.1:{}", serve.control),
+            "config",
+            "name",
+            "stage-right",
+        ])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let goodbye = heard(&heard_in_b, "stage-left", 0);
+    assert!(
+        goodbye
+            .iter()
+            .any(|(n, _)| n == "stage-left._llv._tcp.local"),
+        "{goodbye:?}"
+    );
+    heard(&heard_in_b, "stage-right", 120);
+    // Ctrl-C: the records go.
+    let stopped = serve.interrupt();
+    assert!(stopped.success(), "{stopped}");
+    heard(&heard_in_b, "stage-right", 0);
+    let _ = listener.kill();
+    let _ = listener.wait();
 }

@@ -6,7 +6,7 @@ use std::vec::Vec;
 
 use heapless::Vec as Bounded;
 use llv_core::control::{Fault, Playing, Start, MAX_FAULTS};
-use llv_core::settings::{Settings, Target};
+use llv_core::settings::{Sender, Settings, Target};
 
 use crate::library::Take;
 use crate::session::Playback;
@@ -26,6 +26,8 @@ pub struct RecordingPlayback {
     pub faults: Bounded<Fault, MAX_FAULTS>,
     /// What `read_ahead_short` answers.
     pub read_ahead_short: bool,
+    /// Plays as a laptop (`llv serve`: its loopback is a target) rather than as the box.
+    pub laptop: bool,
 }
 
 impl<T: Take> Playback<T> for RecordingPlayback {
@@ -73,6 +75,14 @@ impl<T: Take> Playback<T> for RecordingPlayback {
 
     fn settings_changed(&mut self, settings: &Settings) {
         self.applied = Some(settings.clone());
+    }
+
+    fn sender(&self) -> Sender {
+        if self.laptop {
+            Sender::Laptop
+        } else {
+            Sender::Box
+        }
     }
 }
 
@@ -122,5 +132,9 @@ impl<T: Take> Playback<T> for SharedPlayback {
 
     fn settings_changed(&mut self, settings: &Settings) {
         Playback::<T>::settings_changed(&mut *self.lock(), settings);
+    }
+
+    fn sender(&self) -> Sender {
+        Playback::<T>::sender(&*self.lock())
     }
 }

@@ -30,7 +30,7 @@
 //! A subscriber gets `/llv/state ,isiiss` (playing 1 or 0, take, frame, loops
 //! done, chase state or `off`, the timecode chased or `""`): at once, whenever
 //! the take, playing, the loop count or the chase state changes
-//! (looked at every [`PUSH_POLL`]), and every [`HEARTBEAT`].
+//! (looked at every [`crate::Limits::push_poll`]), and every [`HEARTBEAT`].
 //!
 //! | module | what it holds |
 //! |---|---|
@@ -38,7 +38,7 @@
 //! | [`message`] | one client's session and subscription, and how one message runs through them |
 //! | [`subscription`] | a client's subscription to the state and when it is due |
 //! | [`reply`] | the replies: `/reply<address>` JSON, `/llv/error`, the `/llv/state` push |
-//! | [`udp`] | the door over UDP: the client table, replies to sender and reply port |
+//! | [`udp`] | the door over UDP: the clients with rights, replies to sender and reply port |
 //! | [`stream`] | the door over TCP, in both framings |
 
 use embassy_time::Duration;
@@ -57,19 +57,18 @@ pub use subscription::Subscription;
 pub use udp::{ReplySink, UdpDoor};
 
 /// Largest OSC packet the door reads (a UDP datagram or one stream frame);
-/// a larger one gets an error reply.
+/// a larger one gets an `/llv/error` reply.
 pub const MAX_PACKET: usize = 512;
 /// Largest reply packet (fits one Ethernet frame over UDP; a list of takes
 /// says where the next page starts when more follow).
 pub const MAX_REPLY: usize = 1024;
 /// Messages of one packet (a bundle) the door runs.
 pub const MAX_MESSAGES: usize = 8;
-/// UDP clients remembered at once (their sessions and subscriptions).
-pub const UDP_CLIENTS: usize = 4;
+/// UDP clients with rights remembered at once (their sessions and
+/// subscriptions); a sender without rights never takes one's place.
+pub const UDP_CLIENTS: usize = 16;
 /// How often a subscriber gets the state when nothing changes.
 pub const HEARTBEAT: Duration = Duration::from_secs(1);
-/// How often the door looks for a change to push.
-pub const PUSH_POLL: Duration = Duration::from_millis(50);
 /// A subscription's length without a `seconds` argument.
 pub const DEFAULT_SUBSCRIPTION_S: u32 = 3600;
 /// The longest subscription.

@@ -2,8 +2,6 @@
 //! apart by the first byte; each packet's messages run as over UDP and are
 //! answered on the connection.
 
-use core::sync::atomic::AtomicBool;
-
 use embassy_futures::select::{select, Either};
 use embassy_sync::blocking_mutex::raw::RawMutex;
 use embassy_time::{with_deadline, Instant, Timer};
@@ -14,8 +12,8 @@ use llv_core::osc::{
 
 use super::message::{handle_message, Client, PenaltyMode};
 use super::reply::{error_reply, packet_error, state_message, too_many};
-use super::{FRAME_LIMIT, IDLE_LIMIT, MAX_MESSAGES, MAX_PACKET, MAX_REPLY, PUSH_POLL};
-use crate::door::{Control, Ended};
+use super::{FRAME_LIMIT, IDLE_LIMIT, MAX_MESSAGES, MAX_PACKET, MAX_REPLY};
+use crate::door::{Control, Ended, Seat};
 use crate::library::TakeLibrary;
 use crate::session::Playback;
 
@@ -71,6 +69,22 @@ async fn send_framed<T: Write>(io: &mut T, framing: Framing, packet: &[u8]) -> R
     Ok(())
 }
 
+/// Pushes the state to `client` if it is due (a change, or the heartbeat).
+async fn push<T: Write, P: Playback<L>, L>(
+    io: &mut T,
+    framing: Option<Framing>,
+    client: &mut Client,
+    device: &P,
+    out: &mut [u8; MAX_REPLY],
+) -> Result<(), Ended> {
+    let playing = device.playing();
+    if client.subscription.due(Instant::now(), playing.as_ref()) {
+        let n = state_message(out, playing.as_ref());
+        send_framed(io, framing.unwrap_or(Framing::Slip), &out[..n]).await?;
+    }
+    Ok(())
+}
+
 /// Serves one OSC stream connection (OSC over TCP) from `source` until it
 /// ends: the first byte tells the framing (SLIP or size prefix, see
 /// [`Framing::detect`]; anything else ends the connection), then each
@@ -78,15 +92,17 @@ async fn send_framed<T: Write>(io: &mut T, framing: Framing, packet: &[u8]) -> R
 /// connection. A frame must arrive whole within [`FRAME_LIMIT`]; a
 /// connection without input or a running subscription for [`IDLE_LIMIT`]
 /// is closed; a connection that sent one message and closed still gets its
-/// message run. `authenticated` follows whether the connection proved the
-/// token (for a listener choosing whom to drop).
+/// message run. Each message is reported to `seat` with whether the
+/// connection has rights (the door keeper chooses whom to close by it).
+/// Subscribers get the state within [`crate::Limits::push_poll`] of a
+/// change, however busy the connection's input is.
 pub async fn serve_osc_connection<T, M, L, D>(
     io: &mut T,
     source: [u8; 4],
     control: &Control<'_, M, L>,
     device: &mut D,
     buffers: &mut OscBuffers,
-    authenticated: &AtomicBool,
+    seat: &dyn Seat,
 ) -> Ended
 where
     T: Read + Write,
@@ -101,6 +117,10 @@ where
     let mut framing = None;
     let mut slip = SlipDecoder::new();
     let mut idle_since = Instant::now();
+    let poll = control.limits.push_poll;
+    // Looked at on a fixed cadence, not after each read: a busy connection
+    // is pushed to as promptly as an idle one.
+    let mut next_push = Instant::now() + poll;
     let ended = 'conn: loop {
         // Between packets: wait for input, pushing the state meanwhile.
         if at == len {
@@ -110,25 +130,20 @@ where
             {
                 break Ended::TimedOut;
             }
-            match select(io.read(&mut chunk), Timer::after(PUSH_POLL)).await {
+            if now >= next_push {
+                next_push = now + poll;
+                if let Err(e) = push(io, framing, &mut client, device, out).await {
+                    break e;
+                }
+            }
+            match select(io.read(&mut chunk), Timer::at(next_push)).await {
                 Either::First(Ok(0)) => break Ended::Closed,
                 Either::First(Ok(n)) => {
                     (at, len) = (0, n);
                     idle_since = Instant::now();
                 }
                 Either::First(Err(_)) => break Ended::Failed,
-                Either::Second(()) => {
-                    let playing = device.playing();
-                    if client.subscription.due(Instant::now(), playing.as_ref()) {
-                        let n = state_message(out, playing.as_ref());
-                        if let Err(e) =
-                            send_framed(io, framing.unwrap_or(Framing::Slip), &out[..n]).await
-                        {
-                            break e;
-                        }
-                    }
-                    continue;
-                }
+                Either::Second(()) => continue,
             }
         }
         let framing = match framing {
@@ -230,11 +245,10 @@ where
                 out,
             )
             .await;
-            authenticated.store(
+            seat.request(
                 client
                     .session
                     .is_authenticated(&*control.library.lock().await),
-                core::sync::atomic::Ordering::Relaxed,
             );
             if let Some(wait) = handled.wait {
                 Timer::after(wait).await;
@@ -263,7 +277,6 @@ where
             }
         }
     };
-    authenticated.store(false, core::sync::atomic::Ordering::Relaxed);
     // A connection that sent its message and closed still gets it answered
     // above; what is left unsent (a reply to a closed peer) is dropped.
     let _ = io.flush().await;

@@ -1,13 +1,15 @@
 //! The OSC door over UDP: the clients it remembers, replies to the sender
 //! and to the configured reply port, pushes to subscribers.
 
+use core::cmp::Reverse;
+
 use embassy_sync::blocking_mutex::raw::RawMutex;
 use embassy_time::Instant;
 use llv_core::osc::Packet;
 
 use super::message::{handle_message, Client, PenaltyMode};
-use super::reply::{packet_error, state_message, too_many};
-use super::{MAX_MESSAGES, MAX_REPLY, UDP_CLIENTS};
+use super::reply::{error_reply, packet_error, state_message, too_many};
+use super::{MAX_MESSAGES, MAX_PACKET, MAX_REPLY, UDP_CLIENTS};
 use crate::door::Control;
 use crate::library::TakeLibrary;
 use crate::session::Playback;
@@ -31,60 +33,70 @@ struct UdpClient {
     client: Client,
 }
 
-/// The OSC door over UDP: remembers [`UDP_CLIENTS`] clients (each with its
-/// session and subscription; a new client replaces the least recently heard
-/// one without a running subscription, else the least recently heard), and
-/// replies to the sender and to the configured reply port.
+/// The OSC door over UDP: remembers [`UDP_CLIENTS`] clients with rights
+/// (each with its session and subscription), and replies to the sender and
+/// to the configured reply port.
+///
+/// A sender is remembered once it has rights (it proved the token with
+/// `/llv/connect`, or the box has none). A sender without rights is served
+/// from a scratch client and forgotten, so it never takes the place of a
+/// client with rights. A new client with rights takes a free place, else
+/// that of a client whose rights lapsed (the token changed), else one of
+/// the source address holding the most places (a laptop spraying ports
+/// pushes out its own), preferring one without a running subscription,
+/// the least recently heard.
 pub struct UdpDoor {
     firmware: &'static str,
     clients: [Option<UdpClient>; UDP_CLIENTS],
+    /// Serves a sender the door does not remember.
+    scratch: Client,
 }
 
 impl UdpDoor {
     /// A door of a box running `firmware`.
-    pub const fn new(firmware: &'static str) -> Self {
+    pub fn new(firmware: &'static str) -> Self {
         UdpDoor {
             firmware,
             clients: [const { None }; UDP_CLIENTS],
+            scratch: Client::new(firmware),
         }
     }
 
-    fn client(&mut self, ip: [u8; 4], port: u16, now: Instant) -> &mut Client {
-        let known = self
-            .clients
+    /// The place of a new client with rights (see [`UdpDoor`]).
+    fn place<L: TakeLibrary>(&self, now: Instant, library: &L) -> usize {
+        let count = |ip: [u8; 4]| self.clients.iter().flatten().filter(|c| c.ip == ip).count();
+        self.clients
             .iter()
-            .position(|c| c.as_ref().is_some_and(|c| c.ip == ip && c.port == port));
-        let slot = known.unwrap_or_else(|| {
-            self.clients
-                .iter()
-                .enumerate()
-                .min_by_key(|(_, c)| match c {
-                    None => (false, None),
-                    Some(c) => (c.client.subscription.active(now), Some(c.last)),
-                })
-                .map_or(0, |(i, _)| i)
-        });
-        let fresh = known.is_none();
-        let firmware = self.firmware;
-        let entry = &mut self.clients[slot];
-        if fresh {
-            *entry = None;
-        }
-        let c = entry.get_or_insert_with(|| UdpClient {
-            ip,
-            port,
-            last: now,
-            client: Client::new(firmware),
-        });
-        c.last = now;
-        &mut c.client
+            .enumerate()
+            .min_by_key(|(_, c)| match c {
+                None => (0, Reverse(usize::MAX), false, None),
+                Some(c) => (
+                    if c.client.session.is_authenticated(library) {
+                        2
+                    } else {
+                        1
+                    },
+                    Reverse(count(c.ip)),
+                    c.client.subscription.active(now),
+                    Some(c.last),
+                ),
+            })
+            .map_or(0, |(i, _)| i)
     }
 
-    /// Handles one datagram from `ip`:`port`: every message's reply goes to
-    /// the sender and to the reply port; a subscription starts with the state.
+    /// Handles one datagram of `len` bytes from `ip`:`port`, of which
+    /// `datagram` holds the first (all of it up to [`MAX_PACKET`]): one over
+    /// [`MAX_PACKET`] gets an `/llv/error` reply. Every message's reply goes
+    /// to the sender and to the reply port; a subscription starts with the
+    /// state.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the datagram, its sender and everything it is handled with"
+    )]
     pub async fn handle<M, L, D, S>(
         &mut self,
         datagram: &[u8],
+        len: usize,
         (ip, port): ([u8; 4], u16),
         control: &Control<'_, M, L>,
         device: &mut D,
@@ -103,6 +115,11 @@ impl UdpDoor {
                 sink.send_to(packet, ip, also).await;
             }
         };
+        if len > MAX_PACKET || datagram.len() > MAX_PACKET {
+            let n = error_reply(out, "packet over 512 bytes");
+            send(sink, &out[..n]).await;
+            return;
+        }
         let packet = match Packet::parse(datagram) {
             Ok(packet) => packet,
             Err(e) => {
@@ -112,9 +129,22 @@ impl UdpDoor {
             }
         };
         let now = Instant::now();
-        let client = self.client(ip, port, now);
+        let known = self
+            .clients
+            .iter()
+            .position(|c| c.as_ref().is_some_and(|c| c.ip == ip && c.port == port));
+        if known.is_none() {
+            self.scratch = Client::new(self.firmware);
+        }
         let mut messages = packet.messages();
         for m in messages.by_ref().take(MAX_MESSAGES) {
+            let client = match known.and_then(|i| self.clients.get_mut(i)?.as_mut()) {
+                Some(c) => {
+                    c.last = now;
+                    &mut c.client
+                }
+                None => &mut self.scratch,
+            };
             let was_subscribed = client.subscription.active(now);
             let handled =
                 handle_message(&m, client, ip, PenaltyMode::LockOut, control, device, out).await;
@@ -134,9 +164,25 @@ impl UdpDoor {
             let n = too_many(out);
             send(sink, &out[..n]).await;
         }
+        if known.is_none() {
+            let library = control.library.lock().await;
+            if self.scratch.session.is_authenticated(&*library) {
+                let slot = self.place(now, &*library);
+                let client = core::mem::replace(&mut self.scratch, Client::new(self.firmware));
+                if let Some(entry) = self.clients.get_mut(slot) {
+                    *entry = Some(UdpClient {
+                        ip,
+                        port,
+                        last: now,
+                        client,
+                    });
+                }
+            }
+        }
     }
 
-    /// Pushes the state to every subscriber it is due to (call every [`PUSH_POLL`]).
+    /// Pushes the state to every subscriber it is due to (call every
+    /// [`crate::Limits::push_poll`]).
     pub async fn push<M, L, D, S>(
         &mut self,
         control: &Control<'_, M, L>,

@@ -1,6 +1,7 @@
 //! The store's part of a power-up, the same on every board: mount the take
 //! store, apply a factory reset if one was asked for, and decide from the
-//! stored settings (only the ones that pass `Settings::check`) how the network
+//! stored settings (only the ones that pass `Settings::check`, see
+//! `Settings::usable`) how the network
 //! comes up. Whatever is wrong becomes a [`Fault`] that `Status` reports; the
 //! box always comes up.
 
@@ -9,8 +10,9 @@ use core::ops::Range;
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::Vec;
 use llv_box_store::Store;
+use llv_control::Paced;
 use llv_core::control::{bounded, Fault, FaultCode, MAX_FAULTS};
-use llv_core::settings::{SettingError, Settings};
+use llv_core::settings::{Sender, Settings};
 
 use embassy_sync::mutex::Mutex;
 
@@ -91,7 +93,7 @@ pub async fn mount_store<F: NorFlash, D: Slot>(
             ),
         }
     }
-    let (usable, bad) = usable(store.settings());
+    let (usable, bad) = store.settings().usable(Sender::Box);
     if let Some(e) = bad {
         let mut text: heapless::String<160> = heapless::String::new();
         // A longer text is cut where the buffer ends.
@@ -106,34 +108,7 @@ pub async fn mount_store<F: NorFlash, D: Slot>(
     Booted {
         net: with_stored_address(policy, usable.address.as_ref()),
         settings: usable,
-        store: Mutex::new(BoxLibrary { store, card }),
+        store: Mutex::new(Paced::new(BoxLibrary { store, card })),
         faults,
     }
-}
-
-/// The settings without the ones that break the rules, and the first of those.
-/// The token stays whatever it is: dropping it would open the box.
-pub fn usable(settings: &Settings) -> (Settings, Option<SettingError>) {
-    let mut usable = settings.clone();
-    let mut first = None;
-    usable.targets.retain(|t| match t.check() {
-        Ok(()) => true,
-        Err(e) => {
-            first.get_or_insert(e);
-            false
-        }
-    });
-    if let Some(Err(e)) = usable.address.map(|a| a.check()) {
-        first.get_or_insert(e);
-        usable.address = None;
-    }
-    if usable.autoplay.as_ref().is_some_and(|a| a.take.is_empty()) {
-        first.get_or_insert(SettingError::AutoplayName);
-        usable.autoplay = None;
-    }
-    if usable.subject.as_ref().is_some_and(|s| s.is_empty()) {
-        first.get_or_insert(SettingError::Subject);
-        usable.subject = None;
-    }
-    (usable, first)
 }

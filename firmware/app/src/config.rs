@@ -1,26 +1,35 @@
-//! The box's settings and their text form, a kernel-style command line:
+//! The box's command line, a kernel-style line of `KEY=VALUE` words in the
+//! settings' one grammar (`llv_core::settings::Setting::parse`, as `llv box
+//! ADDR config KEY VALUE` writes them), plus the box's own network keys:
 //!
 //! ```text
-//! targets=10.0.2.2:11111,10.0.2.2:11112 loop=2 static=10.0.2.15/24 gw=10.0.2.2
+//! targets=10.0.2.2:11111,10.0.2.2:11112 autoplay-loops=2 address=10.0.2.15/24,10.0.2.2
 //! ```
 //!
 //! | key | value | default |
 //! |---|---|---|
-//! | `targets` | up to [`MAX_TARGETS`] `IPv4:port`, comma separated | board default |
-//! | `loop` | `N` plays the take N times; `0` or `forever` loops without end | `1` |
+//! | `targets` | up to [`MAX_TARGETS`] `IPv4[:PORT]` (port 11111 when left out), comma separated | board default |
+//! | `autoplay-loops` (alias `loop`) | `N` plays the take N times; `0` or `forever` loops without end | `1` |
+//! | `address` | `IP/PREFIX[,GATEWAY]`: that address, no DHCP; `dhcp`: DHCP first | DHCP, then the board's fallback |
 //! | `dhcp` | `on` or `off` | `on` |
-//! | `dhcp_timeout_ms` | wait this long for a lease before the static address | `4000` |
-//! | `static` | `IPv4/prefix`: the fallback address (the only one with `dhcp=off`) | board default |
-//! | `gw` | gateway for the static address, or `none` | none |
+//! | `dhcp_timeout_ms` | wait this long for a lease before the fallback address | `4000` |
+//! | `static` | `IPv4/PREFIX`: the fallback address (the only one with `dhcp=off`) | board default |
+//! | `gw` | the fallback's gateway, or `none` | board default |
 //!
-//! Keys may come in any order; a later one wins. Words are separated by
-//! spaces. Anything else is an error naming the word (counted from 0).
+//! `loop`, `static`, `gw` and `dhcp` are the older spellings, kept:
+//! `address=IP/P,GW` is `dhcp=off static=IP/P gw=GW`. Keys may come in any
+//! order; a later one wins. The fallback address must pass the settings'
+//! rule (`StaticAddress::check`). Anything else is an error naming the word
+//! as text: `unknown key "hang_after_ms" in "hang_after_ms=3000"`.
 
-use core::net::{Ipv4Addr, SocketAddrV4};
-use core::str::FromStr;
+use core::fmt;
+use core::net::SocketAddrV4;
 
 use heapless::Vec;
-use llv_core::settings::{Loops, StaticAddress, Target, MAX_TARGETS};
+use llv_core::settings::{
+    parse_address, parse_count, parse_ipv4, parse_on_off, parse_targets, AddressError, Loops,
+    ParseError, ParseErrorKind, StaticAddress, Target, MAX_TARGETS,
+};
 
 /// How the box gets its address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,40 +53,52 @@ pub struct BoxConfig {
     pub net: NetPolicy,
 }
 
-/// What was wrong with a command line.
+/// What was wrong with a command-line word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum ConfigErrorKind {
     /// A word without `=`.
     NotKeyValue,
     /// A key the box does not know.
     UnknownKey,
-    /// A target that is not `a.b.c.d:port`, or port 0.
-    BadTarget,
-    /// More than [`MAX_TARGETS`] targets.
-    TooManyTargets,
-    /// `targets=` with nothing after it.
-    NoTargets,
-    /// Not a number, `0` or `forever`.
-    BadLoop,
-    /// Not `a.b.c.d/prefix` with prefix 0..=32.
-    BadStatic,
-    /// Not an IPv4 address or `none`.
-    BadGateway,
-    /// Not `on` or `off`.
-    BadDhcp,
-    /// Not a number of milliseconds.
-    BadTimeout,
+    /// A value the settings' grammar refuses.
+    Value(ParseErrorKind),
+    /// A static address the box cannot use (the settings' rule).
+    Address(StaticAddress, AddressError),
 }
 
-/// A command-line error and the index of the word it is in.
+/// A command-line error and the word it is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct ConfigError {
-    /// Index of the word, counted from 0.
-    pub word: usize,
+pub struct ConfigError<'a> {
+    /// The word, as given.
+    pub word: &'a str,
     /// What is wrong with it.
     pub kind: ConfigErrorKind,
+}
+
+impl fmt::Display for ConfigError<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let word = self.word;
+        let (key, value) = word.split_once('=').unwrap_or((word, ""));
+        match self.kind {
+            ConfigErrorKind::NotKeyValue => write!(f, "{word:?} is not KEY=VALUE"),
+            ConfigErrorKind::UnknownKey => write!(f, "unknown key {key:?} in {word:?}"),
+            ConfigErrorKind::Value(kind) => {
+                write!(f, "in {word:?}: {}", ParseError { key, value, kind })
+            }
+            ConfigErrorKind::Address(a, why) => write!(
+                f,
+                "in {word:?}: {}",
+                llv_core::settings::SettingError::Address(a, why)
+            ),
+        }
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for ConfigError<'_> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(f, "{}", defmt::Display2Format(self));
+    }
 }
 
 impl BoxConfig {
@@ -100,80 +121,65 @@ impl BoxConfig {
         }
     }
 
-    /// Applies the keys of `line` on top of `self`.
-    pub fn apply(mut self, line: &str) -> Result<Self, ConfigError> {
-        for (word, token) in line.split_ascii_whitespace().enumerate() {
+    /// Applies the words of `line` on top of `self`.
+    pub fn apply(mut self, line: &str) -> Result<Self, ConfigError<'_>> {
+        // The word that last set the fallback address, to name if it is unusable.
+        let mut address_word = None;
+        for word in line.split_ascii_whitespace() {
             let err = |kind| ConfigError { word, kind };
-            let (key, value) = token
+            let value_err = |kind| err(ConfigErrorKind::Value(kind));
+            let (key, value) = word
                 .split_once('=')
                 .ok_or(err(ConfigErrorKind::NotKeyValue))?;
             match key {
-                "targets" => self.targets = parse_targets(value).map_err(err)?,
-                "loop" => self.loops = parse_loops(value).ok_or(err(ConfigErrorKind::BadLoop))?,
+                "targets" => self.targets = parse_targets(value).map_err(value_err)?,
+                "autoplay-loops" | "loop" => {
+                    let count = parse_count(value).ok_or(value_err(ParseErrorKind::Count))?;
+                    self.loops = Loops::from_count(count);
+                }
+                "address" if value == "dhcp" => self.net.dhcp = true,
+                "address" => {
+                    self.net.fallback = parse_address(value).map_err(value_err)?;
+                    self.net.dhcp = false;
+                    address_word = Some(word);
+                }
                 "dhcp" => {
-                    self.net.dhcp = match value {
-                        "on" => true,
-                        "off" => false,
-                        _ => return Err(err(ConfigErrorKind::BadDhcp)),
-                    }
+                    self.net.dhcp = parse_on_off(value).ok_or(value_err(ParseErrorKind::OnOff))?
                 }
                 "dhcp_timeout_ms" => {
                     self.net.dhcp_timeout_ms = value
                         .parse()
-                        .map_err(|_| err(ConfigErrorKind::BadTimeout))?
+                        .map_err(|_| value_err(ParseErrorKind::Number))?
                 }
                 "static" => {
-                    let (address, prefix_len) =
-                        parse_cidr(value).ok_or(err(ConfigErrorKind::BadStatic))?;
-                    self.net.fallback.ip = address.octets();
-                    self.net.fallback.prefix_len = prefix_len;
+                    let a = parse_address(value)
+                        .ok()
+                        .filter(|a| a.gateway.is_none())
+                        .ok_or(value_err(ParseErrorKind::Address))?;
+                    self.net.fallback.ip = a.ip;
+                    self.net.fallback.prefix_len = a.prefix_len;
+                    address_word = Some(word);
                 }
                 "gw" => {
                     self.net.fallback.gateway = match value {
                         "none" => None,
-                        v => Some(
-                            Ipv4Addr::from_str(v)
-                                .map_err(|_| err(ConfigErrorKind::BadGateway))?
-                                .octets(),
-                        ),
-                    }
+                        v => Some(parse_ipv4(v).ok_or(value_err(ParseErrorKind::Ipv4))?),
+                    };
+                    address_word = Some(word);
                 }
                 _ => return Err(err(ConfigErrorKind::UnknownKey)),
             }
         }
+        if let (Some(word), Err(llv_core::settings::SettingError::Address(a, why))) =
+            (address_word, self.net.fallback.check())
+        {
+            return Err(ConfigError {
+                word,
+                kind: ConfigErrorKind::Address(a, why),
+            });
+        }
         Ok(self)
     }
-}
-
-fn parse_targets(value: &str) -> Result<Vec<Target, MAX_TARGETS>, ConfigErrorKind> {
-    let mut targets = Vec::new();
-    for part in value.split(',').filter(|p| !p.is_empty()) {
-        let addr = SocketAddrV4::from_str(part).map_err(|_| ConfigErrorKind::BadTarget)?;
-        if addr.port() == 0 {
-            return Err(ConfigErrorKind::BadTarget);
-        }
-        targets
-            .push(Target::from(addr))
-            .map_err(|_| ConfigErrorKind::TooManyTargets)?;
-    }
-    if targets.is_empty() {
-        return Err(ConfigErrorKind::NoTargets);
-    }
-    Ok(targets)
-}
-
-fn parse_loops(value: &str) -> Option<Loops> {
-    match value {
-        "forever" => Some(Loops::Forever),
-        v => v.parse().ok().map(Loops::from_count),
-    }
-}
-
-fn parse_cidr(value: &str) -> Option<(Ipv4Addr, u8)> {
-    let (addr, prefix) = value.split_once('/')?;
-    let addr = Ipv4Addr::from_str(addr).ok()?;
-    let prefix: u8 = prefix.parse().ok()?;
-    (prefix <= 32).then_some((addr, prefix))
 }
 
 /// The box's network name when its settings give none: `llv-` and the last
@@ -193,10 +199,14 @@ pub fn default_name(mac: &[u8; 6]) -> heapless::String<{ llv_core::settings::BOX
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::string::ToString;
 
     fn base() -> BoxConfig {
         BoxConfig::new(
-            &[SocketAddrV4::new(Ipv4Addr::new(10, 0, 2, 2), 11111)],
+            &[SocketAddrV4::new(
+                core::net::Ipv4Addr::new(10, 0, 2, 2),
+                11111,
+            )],
             StaticAddress {
                 ip: [10, 0, 2, 15],
                 prefix_len: 24,
@@ -212,7 +222,7 @@ mod tests {
     }
 
     #[test]
-    fn full_line() {
+    fn the_old_keys_still_work() {
         let c = base()
             .apply("targets=10.0.2.2:11111,10.0.2.2:11112 loop=2 static=192.168.1.50/16 gw=none dhcp=off dhcp_timeout_ms=250")
             .unwrap();
@@ -238,48 +248,72 @@ mod tests {
     }
 
     #[test]
+    fn the_settings_keys_say_the_same() {
+        let old = base()
+            .apply("loop=2 dhcp=off static=192.168.1.50/16 gw=192.168.1.1 targets=10.0.2.2")
+            .unwrap();
+        let new = base()
+            .apply("autoplay-loops=2 address=192.168.1.50/16,192.168.1.1 targets=10.0.2.2:11111")
+            .unwrap();
+        assert_eq!(old, new);
+        let dhcp = base().apply("address=10.0.2.16/24 address=dhcp").unwrap();
+        assert!(dhcp.net.dhcp);
+    }
+
+    #[test]
     fn loop_forms() {
         assert_eq!(base().apply("loop=forever").unwrap().loops, Loops::Forever);
         assert_eq!(base().apply("loop=0").unwrap().loops, Loops::Forever);
-        assert_eq!(base().apply("loop=7").unwrap().loops, Loops::Times(7));
+        assert_eq!(
+            base().apply("autoplay-loops=7").unwrap().loops,
+            Loops::Times(7)
+        );
         assert_eq!(
             base().apply("loop=-1").unwrap_err().kind,
-            ConfigErrorKind::BadLoop
+            ConfigErrorKind::Value(ParseErrorKind::Count)
         );
     }
 
     #[test]
-    fn errors_name_the_word() {
-        let e = base().apply("loop=1 colour=blue").unwrap_err();
+    fn errors_name_the_word_as_text() {
+        let line = "flash=x.bin loop=1 hang_after_ms=3000";
+        let rest = &line["flash=x.bin ".len()..];
+        let e = base().apply(rest).unwrap_err();
         assert_eq!(
-            e,
-            ConfigError {
-                word: 1,
-                kind: ConfigErrorKind::UnknownKey
-            }
+            e.to_string(),
+            "unknown key \"hang_after_ms\" in \"hang_after_ms=3000\""
         );
-        let kinds = [
-            ("targets=10.0.2.2", ConfigErrorKind::BadTarget),
-            ("targets=10.0.2.2:0", ConfigErrorKind::BadTarget),
-            ("targets=host:1", ConfigErrorKind::BadTarget),
-            ("targets=", ConfigErrorKind::NoTargets),
+        let texts = [
+            ("targets=10.0.2.2:0", "in \"targets=10.0.2.2:0\": targets: \"10.0.2.2:0\" is not IPv4[:PORT],... (port 1 to 65535) or none"),
+            ("targets=host:1", "is not IPv4[:PORT]"),
+            ("targets=", "targets: at least one target"),
             (
                 "targets=1.1.1.1:1,1.1.1.1:2,1.1.1.1:3,1.1.1.1:4,1.1.1.1:5",
-                ConfigErrorKind::TooManyTargets,
+                "at most 4 targets",
             ),
-            ("static=10.0.2.15", ConfigErrorKind::BadStatic),
-            ("static=10.0.2.15/33", ConfigErrorKind::BadStatic),
-            ("gw=10.0.2", ConfigErrorKind::BadGateway),
-            ("dhcp=yes", ConfigErrorKind::BadDhcp),
-            ("dhcp_timeout_ms=soon", ConfigErrorKind::BadTimeout),
-            ("verbose", ConfigErrorKind::NotKeyValue),
+            ("static=10.0.2.15", "is not IP/PREFIX"),
+            ("static=10.0.2.15/33", "is not IP/PREFIX"),
+            ("gw=10.0.2", "gw: \"10.0.2\" is not an IPv4 address or none"),
+            ("dhcp=yes", "dhcp: on or off, not \"yes\""),
+            ("dhcp_timeout_ms=soon", "dhcp_timeout_ms: \"soon\" is not a whole number"),
+            ("verbose", "\"verbose\" is not KEY=VALUE"),
+            (
+                "static=0.0.0.1/8",
+                "in \"static=0.0.0.1/8\": address 0.0.0.1/8,10.0.2.2: not a host address",
+            ),
+            (
+                "address=169.254.1.1/16",
+                "in \"address=169.254.1.1/16\": address 169.254.1.1/16: not a host address",
+            ),
+            (
+                "gw=10.0.3.1",
+                "in \"gw=10.0.3.1\": address 10.0.2.15/24,10.0.3.1: the gateway is not",
+            ),
         ];
-        for (line, kind) in kinds {
-            assert_eq!(
-                base().apply(line).unwrap_err(),
-                ConfigError { word: 0, kind },
-                "{line}"
-            );
+        for (line, text) in texts {
+            let e = base().apply(line).unwrap_err();
+            assert_eq!(e.word, line);
+            assert!(e.to_string().contains(text), "{line}: {e}");
         }
     }
 

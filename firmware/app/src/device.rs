@@ -24,7 +24,7 @@ use llv_card::Slot;
 use llv_control::Playback;
 use llv_control::{Take, TakeLibrary};
 use llv_core::control::{Fault, FaultCode, Playing, Start, MAX_FAULTS};
-use llv_core::settings::{Loops, Settings, Target, BOX_NAME_LEN, MAX_TARGETS};
+use llv_core::settings::{Loops, Sender, Settings, Target, BOX_NAME_LEN, MAX_TARGETS};
 
 use crate::chase_feed::ChaseFeed;
 use crate::chaser::chase;
@@ -217,6 +217,10 @@ impl Playback<BoxTake> for BoxDevice<'_> {
             f.borrow_mut()
                 .retain(|f| f.code != FaultCode::BadStoredSetting)
         });
+    }
+
+    fn sender(&self) -> Sender {
+        Sender::Box
     }
 }
 

@@ -6,7 +6,11 @@
 //!
 //! Replies and pushes wait at most [`SEND_WAIT`] for room in their socket:
 //! a reply is not worth holding a door for, and nothing here ever touches
-//! the player's sockets.
+//! the player's sockets. The OSC TCP connections take their slots from the
+//! box's [`BoxKeeper`], as the control connections do. A datagram over 512
+//! bytes is answered with `/llv/error` as `llv serve` answers it (one
+//! larger than an Ethernet frame is fragmented, and the box's network stack
+//! drops fragments: it never arrives).
 
 use core::net::Ipv4Addr;
 
@@ -14,7 +18,7 @@ use crate::library::BoxLibrary;
 use embassy_futures::join::join3;
 use embassy_futures::select::{select, Either};
 use embassy_net::tcp::TcpSocket;
-use embassy_net::udp::{PacketMetadata, RecvError, UdpSocket};
+use embassy_net::udp::{PacketMetadata, UdpSocket};
 use embassy_net::{IpAddress, IpEndpoint, Stack};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_time::{with_timeout, Duration, Instant, Timer};
@@ -22,20 +26,19 @@ use embedded_storage_async::nor_flash::NorFlash;
 use heapless::String;
 use llv_card::Slot;
 use llv_control::osc::{
-    serve_osc_connection, OscBuffers, ReplySink, UdpDoor, MAX_PACKET, MAX_REPLY, PUSH_POLL,
+    serve_osc_connection, OscBuffers, ReplySink, UdpDoor, MAX_PACKET, MAX_REPLY,
 };
-use llv_control::{mdns, Control};
+use llv_control::{mdns, Control, Door, Paced};
 use llv_core::control::CONTROL_PORT;
 use llv_core::settings::BOX_NAME_LEN;
 use llv_core::take::NAME_LEN;
 
 use crate::device::{BoxDevice, BoxState};
+use crate::door_slots::{BoxKeeper, CONTROL_SLOTS, OSC_SLOTS};
 use crate::fmt::{info, warning};
 
-/// OSC over TCP connections served at once.
-pub const OSC_LISTENERS: usize = 2;
 /// Sockets of the show doors: OSC UDP, the OSC TCP connections, mDNS.
-pub const SOCKETS: usize = 1 + OSC_LISTENERS + 1;
+pub const SOCKETS: usize = 1 + OSC_SLOTS + 1;
 /// The longest a reply or push waits for room in its socket.
 pub const SEND_WAIT: Duration = Duration::from_millis(50);
 /// How often the responder looks whether its records changed (to announce them).
@@ -43,8 +46,10 @@ const ANNOUNCE_CHECK: Duration = Duration::from_secs(1);
 
 /// TCP receive and send buffer of one OSC connection.
 const TCP_BUF: usize = 512;
-/// Receive buffer of the OSC UDP socket: a few datagrams.
-const UDP_RX: usize = 1024;
+/// Receive buffer of the OSC UDP socket: a datagram as large as one
+/// Ethernet frame carries (so one over 512 bytes is seen, and answered)
+/// and a few small ones.
+const UDP_RX: usize = 3072;
 /// Send buffer of the OSC UDP socket: one reply, and a short one behind it
 /// (the copy to the reply port waits, at most SEND_WAIT, for the first to leave).
 const UDP_TX: usize = MAX_REPLY + 256;
@@ -66,7 +71,7 @@ pub struct DoorBuffers {
     udp_tx: [u8; UDP_TX],
     packet: [u8; MAX_PACKET],
     out: [u8; MAX_REPLY],
-    tcp: [TcpMemory; OSC_LISTENERS],
+    tcp: [TcpMemory; OSC_SLOTS],
     mdns_rx_meta: [PacketMetadata; 2],
     mdns_rx: [u8; MDNS_RX],
     mdns_tx_meta: [PacketMetadata; 2],
@@ -89,7 +94,7 @@ impl DoorBuffers {
             udp_tx: [0; UDP_TX],
             packet: [0; MAX_PACKET],
             out: [0; MAX_REPLY],
-            tcp: [TCP; OSC_LISTENERS],
+            tcp: [TCP; OSC_SLOTS],
             mdns_rx_meta: [PacketMetadata::EMPTY; 2],
             mdns_rx: [0; MDNS_RX],
             mdns_tx_meta: [PacketMetadata::EMPTY; 2],
@@ -125,9 +130,9 @@ fn ipv4(endpoint: &IpEndpoint) -> [u8; 4] {
 }
 
 /// Sends through a UDP socket, waiting at most [`SEND_WAIT`] for room.
-struct Sender<'s, 'a>(&'s UdpSocket<'a>);
+struct Replies<'s, 'a>(&'s UdpSocket<'a>);
 
-impl ReplySink for Sender<'_, '_> {
+impl ReplySink for Replies<'_, '_> {
     async fn send_to(&mut self, packet: &[u8], ip: [u8; 4], port: u16) {
         let to = IpEndpoint::new(IpAddress::Ipv4(Ipv4Addr::from(ip)), port);
         if let Ok(Err(e)) = with_timeout(SEND_WAIT, self.0.send_to(packet, to)).await {
@@ -139,8 +144,9 @@ impl ReplySink for Sender<'_, '_> {
 /// Serves OSC on UDP and TCP and answers mDNS, forever.
 pub async fn serve<F: NorFlash, D: Slot>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, BoxLibrary<F, D>>,
+    control: &Control<'_, CriticalSectionRawMutex, Paced<BoxLibrary<F, D>>>,
     state: &BoxState,
+    keeper: &BoxKeeper,
     identity: &Identity<'_>,
     buffers: &mut DoorBuffers,
 ) -> ! {
@@ -168,36 +174,41 @@ pub async fn serve<F: NorFlash, D: Slot>(
         }
         let mut door = UdpDoor::new(control.firmware);
         let mut device = BoxDevice { state };
-        let mut next_push = Instant::now() + PUSH_POLL;
+        let poll = control.limits.push_poll;
+        let mut next_push = Instant::now() + poll;
         loop {
-            match select(udp.recv_from(packet), Timer::at(next_push)).await {
-                Either::First(Ok((n, meta))) => {
-                    let from = (ipv4(&meta.endpoint), meta.endpoint.port);
-                    door.handle(
-                        &packet[..n],
-                        from,
-                        control,
-                        &mut device,
-                        out,
-                        &mut Sender(&udp),
-                    )
-                    .await;
+            // On a fixed cadence, busy socket or not.
+            if Instant::now() >= next_push {
+                next_push += poll;
+                if next_push < Instant::now() {
+                    next_push = Instant::now() + poll;
                 }
-                Either::First(Err(RecvError::Truncated)) => {
-                    // embassy-net does not say who sent a datagram that did not fit.
-                    warning!("OSC: a datagram over {} bytes was dropped", MAX_PACKET);
-                }
-                Either::Second(()) => {
-                    next_push += PUSH_POLL;
-                    door.push(control, &device, out, &mut Sender(&udp)).await;
-                }
+                door.push(control, &device, out, &mut Replies(&udp)).await;
+            }
+            let received = udp.recv_from_with(|datagram, meta| {
+                let n = datagram.len().min(MAX_PACKET);
+                packet[..n].copy_from_slice(&datagram[..n]);
+                (datagram.len(), meta)
+            });
+            if let Either::First((len, meta)) = select(received, Timer::at(next_push)).await {
+                let from = (ipv4(&meta.endpoint), meta.endpoint.port);
+                door.handle(
+                    &packet[..len.min(MAX_PACKET)],
+                    len,
+                    from,
+                    control,
+                    &mut device,
+                    out,
+                    &mut Replies(&udp),
+                )
+                .await;
             }
         }
     };
     let [a, b] = tcp;
     let tcp_doors = embassy_futures::join::join(
-        listen(stack, control, state, port, a),
-        listen(stack, control, state, port, b),
+        listen(stack, control, state, keeper, port, CONTROL_SLOTS, a),
+        listen(stack, control, state, keeper, port, CONTROL_SLOTS + 1, b),
     );
     let responder = respond(
         stack,
@@ -212,15 +223,16 @@ pub async fn serve<F: NorFlash, D: Slot>(
     core::future::pending().await
 }
 
-/// Serves one OSC connection after another on one socket.
+/// Serves one OSC connection after another on slot `me`'s socket.
 async fn listen<F: NorFlash, D: Slot>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, BoxLibrary<F, D>>,
+    control: &Control<'_, CriticalSectionRawMutex, Paced<BoxLibrary<F, D>>>,
     state: &BoxState,
+    keeper: &BoxKeeper,
     port: u16,
+    me: usize,
     memory: &mut TcpMemory,
 ) -> ! {
-    let authenticated = core::sync::atomic::AtomicBool::new(false);
     loop {
         let mut socket = TcpSocket::new(stack, &mut memory.rx, &mut memory.tx);
         if socket.accept(port).await.is_err() {
@@ -228,29 +240,37 @@ async fn listen<F: NorFlash, D: Slot>(
             continue;
         }
         let source = socket.remote_endpoint().map_or([0; 4], |e| ipv4(&e));
+        keeper.open_at(me, Door::Osc, source);
         info!("OSC connection from {}", source);
         let mut device = BoxDevice { state };
-        let ended = serve_osc_connection(
+        let seat = keeper.seat(me);
+        let served = serve_osc_connection(
             &mut socket,
             source,
             control,
             &mut device,
             &mut memory.buffers,
-            &authenticated,
-        )
-        .await;
-        info!("OSC connection closed: {}", ended);
-        socket.close();
-        let _ = with_timeout(Duration::from_millis(250), socket.flush()).await;
+            &seat,
+        );
+        match select(served, keeper.closing(me)).await {
+            Either::First(ended) => {
+                info!("OSC connection closed: {}", ended);
+                socket.close();
+                let _ = with_timeout(Duration::from_millis(250), socket.flush()).await;
+            }
+            Either::Second(()) => info!("OSC connection closed for a newcomer"),
+        }
+        keeper.release(me);
         socket.abort();
     }
 }
 
-/// The mDNS responder: joins the group, announces the box, answers queries,
-/// and announces again whenever its records change.
+/// The mDNS responder: joins the group, announces the box once it has an
+/// address, answers queries, and announces again whenever its records
+/// change (after a goodbye of the old ones when its name or address did).
 async fn respond<F: NorFlash, D: Slot>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, BoxLibrary<F, D>>,
+    control: &Control<'_, CriticalSectionRawMutex, Paced<BoxLibrary<F, D>>>,
     state: &BoxState,
     identity: &Identity<'_>,
     (rx_meta, rx, tx_meta, tx): (
@@ -287,7 +307,17 @@ async fn respond<F: NorFlash, D: Slot>(
             playing: state.playing().map(|p| p.take).unwrap_or_default(),
         };
         let now = key();
-        if announced.as_ref() != Some(&now) {
+        if announced.as_ref() != Some(&now) && now.ipv4 != [0; 4] {
+            if let Some(before) = &announced {
+                let old = records(before, identity, free);
+                if mdns::needs_goodbye(&old, &records(&now, identity, free)) {
+                    let n = mdns::goodbye(&old, out);
+                    if n > 0 {
+                        let sent = socket.send_to(&out[..n], group_endpoint);
+                        let _ = with_timeout(SEND_WAIT, sent).await;
+                    }
+                }
+            }
             let n = mdns::announce(&records(&now, identity, free), out);
             if n > 0 {
                 let _ = with_timeout(SEND_WAIT, socket.send_to(&out[..n], group_endpoint)).await;

@@ -16,6 +16,7 @@
 //! | [`library`] | flash and card as one take library ([`library::BoxLibrary`]) |
 //! | [`card_keeper`] | the card: scans at insertion, notices a pull, autoplays from it |
 //! | [`device`] | the box as the control session sees it: its player task and autoplay |
+//! | [`door_slots`] | the box's TCP slots (control and OSC), kept by the one door policy |
 //! | [`listener`] | the TCP control port |
 //! | [`doors`] | OSC on UDP and TCP and the mDNS responder |
 //! | [`player`] | plays frames at their deadlines ([`play`]) |
@@ -41,6 +42,7 @@ pub mod chase_feed;
 pub mod chaser;
 pub mod config;
 pub mod device;
+pub mod door_slots;
 pub mod doors;
 pub mod library;
 pub mod listener;
@@ -59,6 +61,6 @@ pub use config::{BoxConfig, ConfigError};
 /// the control connections, the show doors (OSC on UDP and TCP, mDNS) and
 /// the Art-Net timecode port.
 pub const SOCKETS: usize =
-    1 + llv_core::settings::MAX_TARGETS + listener::LISTENERS + doors::SOCKETS + 1;
+    1 + llv_core::settings::MAX_TARGETS + door_slots::CONTROL_SLOTS + doors::SOCKETS + 1;
 pub use player::{play, PlayError, PlayReport};
 pub use source::{Frame, FrameSource, ImageSource};

@@ -1,32 +1,26 @@
-//! The control port: [`LISTENERS`] TCP connections at a time on
+//! The control port: [`CONTROL_SLOTS`] TCP connections at a time on
 //! [`CONTROL_PORT`], each served by `llv_control::serve_connection` (which
 //! closes connections that do not say Hello in time, trickle, or idle).
 //!
-//! An operator can always connect: when a connection takes the last listening
-//! socket, the oldest connection that has not yet said an accepted `Hello` is
-//! dropped, so a socket listens again at once. Connections that said Hello
-//! are never dropped for a newcomer.
-
-use core::cell::Cell;
-use core::sync::atomic::{AtomicBool, Ordering};
+//! Who gets a socket is the door policy (`llv_control::slots`, run by the
+//! box's [`BoxKeeper`]): one socket always listens, so an operator can
+//! always connect; a connection taking the last one closes another (first
+//! one that had time to say Hello and did not, else the quietest).
 
 use crate::library::BoxLibrary;
 use embassy_futures::select::{select, select3, Either, Either3};
 use embassy_net::tcp::TcpSocket;
 use embassy_net::{IpAddress, Stack};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
-use embassy_sync::signal::Signal;
-use embassy_time::{Duration, Instant};
+use embassy_time::Duration;
 use embedded_storage_async::nor_flash::NorFlash;
 use llv_card::Slot as CardSlot;
-use llv_control::{serve_connection, ConnectionBuffers, Control};
+use llv_control::{serve_connection, ConnectionBuffers, Control, Door, Paced};
 use llv_core::control::CONTROL_PORT;
 
 use crate::device::{BoxDevice, BoxState};
+use crate::door_slots::{BoxKeeper, CONTROL_SLOTS};
 use crate::fmt::info;
-
-/// Connections served at once.
-pub const LISTENERS: usize = 3;
 
 /// TCP receive and send buffer of one connection (frames pass through in parts).
 const SOCKET_BUF: usize = 1024;
@@ -43,7 +37,7 @@ struct Memory {
 
 /// Memory for the control connections.
 pub struct ControlBuffers {
-    slots: [Memory; LISTENERS],
+    slots: [Memory; CONTROL_SLOTS],
 }
 
 impl ControlBuffers {
@@ -55,7 +49,7 @@ impl ControlBuffers {
             frames: ConnectionBuffers::new(),
         };
         ControlBuffers {
-            slots: [EMPTY; LISTENERS],
+            slots: [EMPTY; CONTROL_SLOTS],
         }
     }
 }
@@ -66,38 +60,16 @@ impl Default for ControlBuffers {
     }
 }
 
-/// What one listening socket is doing, as the others see it.
-struct Slot {
-    /// Whether it waits for a connection now.
-    listening: Cell<bool>,
-    /// When its connection opened; `None` while it has none.
-    since: Cell<Option<Instant>>,
-    authenticated: AtomicBool,
-    /// Signalled to drop its connection.
-    drop: Signal<CriticalSectionRawMutex, ()>,
-}
-
-impl Slot {
-    const fn new() -> Self {
-        Slot {
-            listening: Cell::new(false),
-            since: Cell::new(None),
-            authenticated: AtomicBool::new(false),
-            drop: Signal::new(),
-        }
-    }
-}
-
 /// Serves control connections forever.
 pub async fn serve<F: NorFlash, D: CardSlot>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, BoxLibrary<F, D>>,
+    control: &Control<'_, CriticalSectionRawMutex, Paced<BoxLibrary<F, D>>>,
     state: &BoxState,
+    keeper: &BoxKeeper,
     buffers: &mut ControlBuffers,
 ) -> ! {
-    let slots = [Slot::new(), Slot::new(), Slot::new()];
     let [a, b, c] = &mut buffers.slots;
-    let listen = |i: usize, memory| listen(stack, control, state, &slots, i, memory);
+    let listen = |i: usize, memory| listen(stack, control, state, keeper, i, memory);
     match select3(listen(0, a), listen(1, b), listen(2, c)).await {
         Either3::First(never) | Either3::Second(never) | Either3::Third(never) => never,
     }
@@ -106,67 +78,43 @@ pub async fn serve<F: NorFlash, D: CardSlot>(
 /// Serves one connection after another on slot `me`'s socket.
 async fn listen<F: NorFlash, D: CardSlot>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, BoxLibrary<F, D>>,
+    control: &Control<'_, CriticalSectionRawMutex, Paced<BoxLibrary<F, D>>>,
     state: &BoxState,
-    slots: &[Slot; LISTENERS],
+    keeper: &BoxKeeper,
     me: usize,
     memory: &mut Memory,
 ) -> ! {
-    let slot = &slots[me];
     loop {
         let mut socket = TcpSocket::new(stack, &mut memory.rx, &mut memory.tx);
-        slot.listening.set(true);
-        let accepted = socket.accept(CONTROL_PORT).await;
-        slot.listening.set(false);
-        if accepted.is_err() {
+        if socket.accept(CONTROL_PORT).await.is_err() {
             continue;
         }
-        slot.drop.reset();
-        slot.authenticated.store(false, Ordering::Relaxed);
-        slot.since.set(Some(Instant::now()));
-        make_room(slots, me);
         let source = match socket.remote_endpoint().map(|e| e.addr) {
             Some(IpAddress::Ipv4(ip)) => ip.octets(),
             _ => [0; 4],
         };
+        keeper.open_at(me, Door::Control, source);
         info!("control connection from {}", source);
         let mut device = BoxDevice { state };
+        let seat = keeper.seat(me);
         let served = serve_connection(
             &mut socket,
             source,
             control,
             &mut device,
             &mut memory.frames,
-            &slot.authenticated,
+            &seat,
         );
-        match select(served, slot.drop.wait()).await {
+        match select(served, keeper.closing(me)).await {
             Either::First(ended) => {
                 info!("control connection closed: {}", ended);
                 // Let the last response leave, briefly: the slot listens again after.
                 socket.close();
                 let _ = embassy_time::with_timeout(CLOSE_WAIT, socket.flush()).await;
             }
-            Either::Second(()) => info!("control connection dropped for a newcomer"),
+            Either::Second(()) => info!("control connection closed for a newcomer"),
         }
-        slot.since.set(None);
+        keeper.release(me);
         socket.abort();
-    }
-}
-
-/// If no other slot listens, drops the oldest connection that has not said an
-/// accepted Hello, so that one listens again (a slot still closing its last
-/// connection does not listen yet).
-fn make_room(slots: &[Slot; LISTENERS], me: usize) {
-    if slots.iter().any(|s| s.listening.get()) {
-        return;
-    }
-    let oldest = slots
-        .iter()
-        .enumerate()
-        .filter(|(i, s)| *i != me && !s.authenticated.load(Ordering::Relaxed))
-        .filter_map(|(_, s)| s.since.get().map(|t| (t, s)))
-        .min_by_key(|(t, _)| *t);
-    if let Some((_, s)) = oldest {
-        s.drop.signal(());
     }
 }

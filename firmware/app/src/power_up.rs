@@ -1,12 +1,13 @@
 //! One power-up of the box: network up, then either the configured playback
 //! of one take ([`run`]) or the box with its store ([`run_store`]).
 
-use embassy_futures::select::{select, select5, Either, Either5};
+use embassy_futures::select::{select, select6, Either, Either6};
 use embassy_net::udp::BindError;
 use embassy_net::Stack;
 use embedded_storage_async::nor_flash::NorFlash;
 use llv_card::Slot;
 
+use embassy_time::{Duration, Timer};
 use llv_control::{Control, Penalties, LIMITS};
 
 use crate::boot::Booted;
@@ -14,11 +15,13 @@ use crate::card_keeper::keep_card;
 use crate::chase_feed::{listen, ChaseFeedBuffers};
 use crate::config::BoxConfig;
 use crate::device::{autoplay, run_player, BoxState};
+use crate::door_slots::keeper;
 use crate::doors::{self, DoorBuffers};
 use crate::fmt::{info, warning};
 use crate::listener::{serve, ControlBuffers};
 use crate::net::{bring_up, NetUp};
 use crate::player::{play, PlayError, PlayReport};
+use crate::read_ahead::SharedLibrary;
 use crate::sink::{SocketBuffers, UdpSink};
 use crate::source::FrameSource;
 use crate::watchdog::{keep, Watchdog};
@@ -119,6 +122,7 @@ pub async fn run_store<F: NorFlash, D: Slot, W: Watchdog>(
     let state = BoxState::new();
     state.set_faults(faults);
     let penalties = Penalties::new();
+    let slots = keeper();
     let ports = Control {
         firmware,
         library: store,
@@ -136,24 +140,42 @@ pub async fn run_store<F: NorFlash, D: Slot, W: Watchdog>(
         };
         autoplay(store, &state, settings).await;
         info!("control port {}", llv_core::control::CONTROL_PORT);
-        match select5(
+        match select6(
             run_player(store, &state, &mut sink),
-            serve(stack, &ports, &state, control),
-            doors::serve(stack, &ports, &state, &identity, show_buffers),
+            serve(stack, &ports, &state, &slots, control),
+            doors::serve(stack, &ports, &state, &slots, &identity, show_buffers),
             keep_card(store, &state, settings),
             listen(stack, &state.timecode, timecode_buffers),
+            write_settings(store),
         )
         .await
         {
-            Either5::First(never)
-            | Either5::Second(never)
-            | Either5::Third(never)
-            | Either5::Fourth(never)
-            | Either5::Fifth(never) => never,
+            Either6::First(never)
+            | Either6::Second(never)
+            | Either6::Third(never)
+            | Either6::Fourth(never)
+            | Either6::Fifth(never)
+            | Either6::Sixth(never) => never,
         }
     };
     match select(keeper, rest).await {
         Either::First(never) => never,
         Either::Second(e) => e,
+    }
+}
+
+/// Writes the settings a burst of saves left held, when they are due
+/// (`llv_control::pace`: at most one write per `SETTINGS_EVERY`), forever.
+async fn write_settings<F: NorFlash, D: Slot>(store: &SharedLibrary<F, D>) -> ! {
+    loop {
+        let due = store.lock().await.due();
+        match due {
+            Some(at) => Timer::at(at).await,
+            // A held save starts its wait only after a write: a second is soon enough to look again.
+            None => Timer::after(Duration::from_secs(1)).await,
+        }
+        if let Err(e) = store.lock().await.flush().await {
+            warning!("settings not written: {}", e.detail.as_str());
+        }
     }
 }

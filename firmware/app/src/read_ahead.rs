@@ -17,16 +17,16 @@ use embassy_time::{with_timeout, Duration};
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::String;
 use llv_card::Slot;
-use llv_control::Take;
+use llv_control::{Paced, Take};
 use llv_core::packet::{FaceFrame, MAX_LEN};
 use llv_core::settings::SUBJECT_LEN;
 
 use crate::ring::{FrameRing, HEAD};
 use crate::source::{Frame, FrameSource};
 
-/// The library (flash store and card) shared by the control session, the
-/// show doors, the card's keeper and the player.
-pub type SharedLibrary<F, D> = Mutex<CriticalSectionRawMutex, BoxLibrary<F, D>>;
+/// The library (flash store and card, its settings saves paced) shared by
+/// the control session, the show doors, the card's keeper and the player.
+pub type SharedLibrary<F, D> = Mutex<CriticalSectionRawMutex, Paced<BoxLibrary<F, D>>>;
 
 /// The subject every sent frame gets, if renamed; changed by the settings at any time.
 pub type SubjectCell = BlockingMutex<CriticalSectionRawMutex, RefCell<Option<String<SUBJECT_LEN>>>>;

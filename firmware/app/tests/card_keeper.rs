@@ -16,6 +16,7 @@ use llv_box::library::BoxLibrary;
 use llv_box_store::mock::MockFlash;
 use llv_box_store::Store;
 use llv_card::{BlockBuf, BlockError, Blocks, Card, CardFault, CardPort};
+use llv_control::Paced;
 use llv_core::settings::Settings;
 
 /// How long the slot's initialisation of a card that stays busy takes (the
@@ -59,10 +60,10 @@ fn a_card_that_stays_busy_is_looked_at_less_often_and_reported_until_it_leaves()
         MockFlash::<4, 4096>::new(64 * 4096),
         0..64 * 4096,
     ));
-    let shelf = Mutex::new(BoxLibrary {
+    let shelf = Mutex::new(Paced::new(BoxLibrary {
         store,
         card: Card::new(&PORT),
-    });
+    }));
     let state = BoxState::new();
     let settings = Settings::default();
     let fault = || shelf.try_lock().ok().and_then(|s| s.card.fault().cloned());

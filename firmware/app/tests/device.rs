@@ -18,7 +18,7 @@ use llv_box_store::mock::{synthetic_image, MockFlash};
 use llv_box_store::Store;
 use llv_card::{Card, CardPort, NoCard};
 use llv_control::mock::ScriptedStream;
-use llv_control::{serve_connection, ConnectionBuffers, Control, Limits, Penalties, LIMITS};
+use llv_control::{serve_connection, ConnectionBuffers, Control, Limits, Paced, Penalties, LIMITS};
 use llv_core::control::{
     encode, Request, Response, Start, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
 };
@@ -36,13 +36,11 @@ type SharedStore<F> = SharedLibrary<F, NoCard>;
 
 static NO_CARD: CardPort<NoCard> = CardPort::new(NoCard);
 
-fn shelf<F: NorFlash>(
-    store: Store<F>,
-) -> Mutex<embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex, BoxLibrary<F, NoCard>> {
-    Mutex::new(BoxLibrary {
+fn shelf<F: NorFlash>(store: Store<F>) -> SharedStore<F> {
+    Mutex::new(Paced::new(BoxLibrary {
         store,
         card: Card::new(&NO_CARD),
-    })
+    }))
 }
 
 fn store_with(frames: u32) -> (SharedStore<Flash>, Vec<u8>) {
@@ -362,7 +360,6 @@ fn upload_while_playing(limits: Limits) -> (Recorder, Instant, Duration) {
         Timer::after(Duration::from_millis(100)).await;
         let mut buffers = ConnectionBuffers::new();
         let mut device = BoxDevice { state: &state };
-        let authenticated = core::sync::atomic::AtomicBool::new(false);
         let began = Instant::now();
         serve_connection(
             &mut io,
@@ -370,7 +367,7 @@ fn upload_while_playing(limits: Limits) -> (Recorder, Instant, Duration) {
             &control,
             &mut device,
             &mut buffers,
-            &authenticated,
+            &(),
         )
         .await;
         let took = Instant::now() - began;

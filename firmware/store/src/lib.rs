@@ -43,4 +43,4 @@ pub mod store;
 pub use maybe::MaybeFlash;
 pub use reader::TakeReader;
 pub use settings_log::{Unreadable, SCHEMA};
-pub use store::{Store, StoreError, StoreFault};
+pub use store::{Erases, Store, StoreError, StoreFault};

@@ -56,6 +56,8 @@ pub struct Log {
     pub cursor: Option<u32>,
     /// Sequence of the newest record.
     pub seq: u32,
+    /// Blocks erased since mount (each save into a fresh block erases it).
+    pub erases: u32,
 }
 
 /// The payload of schemas 1 and 2 (schema 2 added only the version in the head).
@@ -160,6 +162,7 @@ impl Log {
             active: None,
             cursor: None,
             seq: 0,
+            erases: 0,
         };
         let mut settings = Ok(Settings::default());
         let mut buf = [0u8; RECORD_MAX];
@@ -233,6 +236,7 @@ impl Log {
             (active, _) => {
                 let other = active.map_or(0, |b| 1 - b);
                 let start = self.base + other * self.block;
+                self.erases = self.erases.saturating_add(1);
                 flash
                     .erase(start, start + self.block)
                     .await

@@ -169,6 +169,17 @@ pub struct Store<F> {
     fault: Option<StoreFault>,
     /// Where a settings record is built.
     record: [u8; RECORD_MAX],
+    /// Take blocks erased since mount.
+    take_erases: u32,
+}
+
+/// The erases of a store since mount: what wears its flash.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Erases {
+    /// Erases of the two settings blocks.
+    pub settings: u32,
+    /// Erases of take blocks (uploads, deletes, replaced and torn takes).
+    pub takes: u32,
 }
 
 impl<F: NorFlash> Store<F> {
@@ -201,10 +212,12 @@ impl<F: NorFlash> Store<F> {
                 active: None,
                 cursor: None,
                 seq: 0,
+                erases: 0,
             },
             settings: Settings::default(),
             fault: Some(StoreFault::Layout),
             record: [0xFF; RECORD_MAX],
+            take_erases: 0,
         };
         if !usable {
             return store;
@@ -223,6 +236,14 @@ impl<F: NorFlash> Store<F> {
     /// What mount found wrong, if anything.
     pub fn fault(&self) -> Option<StoreFault> {
         self.fault
+    }
+
+    /// The blocks erased since mount.
+    pub fn erases(&self) -> Erases {
+        Erases {
+            settings: self.log.erases,
+            takes: self.take_erases,
+        }
     }
 
     /// Lists every extent whose records and image check out; anything else,
@@ -647,6 +668,7 @@ impl<F: NorFlash> Store<F> {
     /// Erases the block at `at`, blank or not: a cut write can leave a unit that
     /// reads blank but must not be written again.
     async fn erase_block(&mut self, at: u32) -> Result<(), StoreError<F::Error>> {
+        self.take_erases = self.take_erases.saturating_add(1);
         self.flash
             .erase(at, at + self.block)
             .await

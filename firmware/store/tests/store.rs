@@ -302,3 +302,84 @@ fn an_image_holding_a_take_record_at_a_block_boundary_is_refused() {
     );
     assert!(store.list().is_empty());
 }
+
+#[test]
+fn the_store_counts_its_erases_as_the_flash_sees_them() {
+    use embedded_storage_async::nor_flash::ReadNorFlash;
+    let mut store = mount(Flash::new(REGION.end as usize));
+    assert_eq!(store.erases(), llv_box_store::Erases::default());
+    upload(&mut store, &image("alpha", 5, 1), 1000).unwrap();
+    upload(&mut store, &image("alpha", 4, 2), 1000).unwrap();
+    block_on(store.delete("alpha")).unwrap();
+    // The largest settings a box can hold, saved again and again: each save
+    // appends a record; a full block makes the next save erase the other.
+    let full = Settings {
+        targets: (0..4)
+            .map(|i| Target {
+                ip: [10, 0, 2, 2 + i],
+                port: 65535,
+            })
+            .collect(),
+        autoplay: Some(llv_core::settings::Autoplay {
+            take: "n".repeat(32).as_str().try_into().unwrap(),
+            loop_count: u32::MAX,
+        }),
+        subject: Some("s".repeat(64).as_str().try_into().unwrap()),
+        address: Some(llv_core::settings::StaticAddress {
+            ip: [192, 168, 100, 200],
+            prefix_len: 24,
+            gateway: Some([192, 168, 100, 254]),
+        }),
+        token: Some("t".repeat(32).as_str().try_into().unwrap()),
+        name: Some("b".repeat(32).as_str().try_into().unwrap()),
+        osc_port: Some(65535),
+        reply_port: Some(65534),
+        chase: Some(llv_core::settings::ChaseSpec {
+            offset: llv_core::artnet::Label::parse("23:59:59:29"),
+            stream: 255,
+            freewheel_ms: llv_core::settings::MAX_FREEWHEEL_MS,
+            hold: true,
+        }),
+    };
+    assert_eq!(full.check(llv_core::settings::Sender::Box), Ok(()));
+    let mut s = full.clone();
+    for i in 0..20u32 {
+        s.autoplay.as_mut().unwrap().loop_count = u32::MAX - i;
+        block_on(store.save_settings(&s)).unwrap();
+    }
+    let counted = store.erases();
+    // The record's length, from its head (`LLVS`, sequence, payload length).
+    let mut flash = store.into_flash();
+    let mut head = [0u8; 16];
+    let active = [0u32, 1024]
+        .into_iter()
+        .find(|at| {
+            block_on(flash.read(*at, &mut head)).unwrap();
+            &head[..4] == b"LLVS"
+        })
+        .unwrap();
+    block_on(flash.read(active, &mut head)).unwrap();
+    let record = (16 + usize::from(u16::from_le_bytes([head[8], head[9]]))).next_multiple_of(32);
+    eprintln!("the largest settings record: {record} bytes");
+    assert!(record <= 512, "{record}");
+    let per_block = 1024 / record;
+    // First save after mount: an erase; then one per block filled.
+    let expected = 1 + (20 - 1) / per_block as u32;
+    let per_block_erases = flash.erases_per_block();
+    let settings_erases: usize = per_block_erases[..2].iter().sum();
+    let take_erases: usize = per_block_erases[2..].iter().sum();
+    assert_eq!(settings_erases as u32, expected);
+    assert!(take_erases >= 3, "{take_erases}");
+    assert_eq!(
+        counted,
+        llv_box_store::Erases {
+            settings: settings_erases as u32,
+            takes: take_erases as u32,
+        }
+    );
+    assert_eq!(
+        mount(flash).erases(),
+        llv_box_store::Erases::default(),
+        "since mount"
+    );
+}

@@ -98,16 +98,19 @@ pub fn run(args: &CardArgs) -> Result<()> {
             let images: Vec<&[u8]> = takes.iter().map(|(_, _, i)| i.as_slice()).collect();
             let written = write(card, &images).with_context(|| format!("{}", card.display()))?;
             for ((file, name, _), written) in takes.iter().zip(written) {
-                println!("{}: {name} as {DIR}/{written}", file.display());
+                crate::outln!("{}: {name} as {DIR}/{written}", file.display());
             }
             Ok(())
         }
         CardAction::List { card } => {
             for v in verdicts(card)? {
                 if let Ok(h) = v.take {
-                    println!(
+                    crate::outln!(
                         "{:<32}  {DIR}/{:<12}  {:>8} frames  {:08x}",
-                        h.name, v.file, h.frame_count, h.crc32
+                        h.name,
+                        v.file,
+                        h.frame_count,
+                        h.crc32
                     );
                 }
             }
@@ -118,13 +121,15 @@ pub fn run(args: &CardArgs) -> Result<()> {
             let mut bad = 0;
             for v in &verdicts {
                 match &v.take {
-                    Ok(h) => println!(
+                    Ok(h) => crate::outln!(
                         "{DIR}/{}: ok, \"{}\", {} frames",
-                        v.file, h.name, h.frame_count
+                        v.file,
+                        h.name,
+                        h.frame_count
                     ),
                     Err(why) => {
                         bad += 1;
-                        println!("{DIR}/{}: {why}", v.file);
+                        crate::outln!("{DIR}/{}: {why}", v.file);
                     }
                 }
             }
@@ -135,7 +140,7 @@ pub fn run(args: &CardArgs) -> Result<()> {
                     verdicts.len()
                 );
             }
-            println!("{good} takes, all check out");
+            crate::outln!("{good} takes, all check out");
             Ok(())
         }
         CardAction::Repair { card } => repair(card),
@@ -269,9 +274,9 @@ fn repair(card: &Path) -> Result<()> {
         bail!("{}: {f}", card.display());
     }
     for file in &removed {
-        println!("{DIR}/{file}: an upload cut short, removed");
+        crate::outln!("{DIR}/{file}: an upload cut short, removed");
     }
-    println!("{} cut uploads removed", removed.len());
+    crate::outln!("{} cut uploads removed", removed.len());
     Ok(())
 }
 
@@ -292,7 +297,7 @@ fn format_card(card: &Path, yes: bool) -> Result<()> {
     let port: &'static CardPort<ImageFile> = Box::leak(Box::new(CardPort::new(image)));
     embassy_futures::block_on(format(port, blocks, &plan))
         .map_err(|e| anyhow!("{}: the format failed: {e:?}", card.display()))?;
-    println!(
+    crate::outln!(
         "{}: FAT32, {} clusters of {} KiB, partition from block {}, data aligned to {} KiB",
         card.display(),
         plan.clusters,

@@ -3,21 +3,17 @@
 use std::net::Ipv4Addr;
 use std::time::Instant;
 
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{bail, ensure, Result};
 use clap::{Args, Subcommand};
 use heapless::Vec as BoundedVec;
-use llv_core::artnet::Label;
-use llv_core::control::{bounded, Request, Response, Start, Status, TakeInfo};
-use llv_core::settings::{
-    check_box_name, Autoplay, ChaseSpec, Setting, Settings, StaticAddress, Target, MAX_CHANGES,
-    MAX_FREEWHEEL_MS, MAX_TARGETS, OSC_PORT, SUBJECT_LEN, TOKEN_LEN,
-};
-use llv_core::take::NAME_LEN;
+use llv_core::control::{Request, Response, Start, Status, TakeInfo};
+use llv_core::settings::{Setting, Settings, Target, MAX_CHANGES, MAX_TARGETS, OSC_PORT};
 use serde_json::json;
 
 use super::client::{target, BoxClient};
 use super::together;
 use crate::args::{ChaseArgs, TokenArgs};
+use crate::console::printable;
 
 /// Arguments of `llv box`.
 #[derive(Args, Debug)]
@@ -116,7 +112,7 @@ pub fn run(args: &BoxArgs) -> Result<()> {
     let several = clients.len() > 1;
     for client in &mut clients {
         if several && !args.json {
-            println!("== {}", client.addr());
+            crate::outln!("== {}", client.addr());
         }
         act(client, &args.action, args.json)?;
     }
@@ -131,7 +127,7 @@ fn act(client: &mut BoxClient, action: &BoxAction, json: bool) -> Result<()> {
                 bail!("the box answered Status with something else");
             };
             if json {
-                println!("{}", serde_json::to_string(&status)?);
+                crate::outln!("{}", serde_json::to_string(&status)?);
             } else {
                 print_status(client, &status);
             }
@@ -139,7 +135,7 @@ fn act(client: &mut BoxClient, action: &BoxAction, json: bool) -> Result<()> {
         BoxAction::List => {
             let takes = client.list_all()?;
             if json {
-                println!("{}", serde_json::to_string(&takes)?);
+                crate::outln!("{}", serde_json::to_string(&takes)?);
             } else {
                 print_list(&takes);
             }
@@ -181,11 +177,20 @@ fn act(client: &mut BoxClient, action: &BoxAction, json: bool) -> Result<()> {
                 let current = settings(client)?.0;
                 let changes = parse_changes(pairs, current)?;
                 client.call(&Request::SetSettings { changes })?;
+                if let Response::Status(status) = client.call(&Request::Status)? {
+                    if status.wear.settings_pending {
+                        eprintln!(
+                            "note: in use now, written to flash within {} s (the box writes \
+                             its settings at most that often); a power cut before then loses them",
+                            llv_control::pace::SETTINGS_EVERY.as_secs()
+                        );
+                    }
+                }
             }
             let (settings, token_set) = settings(client)?;
             if json {
                 let out = json!({ "settings": settings, "token_set": token_set });
-                println!("{}", serde_json::to_string(&out)?);
+                crate::outln!("{}", serde_json::to_string(&out)?);
             } else {
                 print_settings(&settings, token_set);
             }
@@ -242,19 +247,19 @@ fn play_together(
             .zip(&offsets)
             .map(|(c, o)| json!({"box": c.addr().to_string(), "offset_us": o.offset_us, "rtt_us": o.rtt_us}))
             .collect();
-        println!(
+        crate::outln!(
             "{}",
             json!({ "ok": true, "start_in_us": ahead.as_micros() as u64, "boxes": boxes })
         );
     } else {
         for (client, o) in clients.iter().zip(&offsets) {
-            println!(
+            crate::outln!(
                 "{}: clock measured within {:.2} ms",
                 client.addr(),
                 o.rtt_us as f64 / 2000.0
             );
         }
-        println!(
+        crate::outln!(
             "playing {name} on {} boxes together, {:.0} ms from now",
             clients.len(),
             ahead.as_secs_f64() * 1e3
@@ -265,9 +270,9 @@ fn play_together(
 
 fn done(json: bool, what: &str) {
     if json {
-        println!("{}", json!({ "ok": true }));
+        crate::outln!("{}", json!({ "ok": true }));
     } else {
-        println!("{what}");
+        crate::outln!("{what}");
     }
 }
 
@@ -281,7 +286,9 @@ fn settings(client: &mut BoxClient) -> Result<(Settings, bool)> {
     }
 }
 
-/// Turns KEY VALUE pairs into setting changes, checked against the current settings.
+/// Turns KEY VALUE pairs into setting changes (the one grammar,
+/// `Setting::parse`), each on top of the ones before. Target hosts may be
+/// names: they are looked up first.
 fn parse_changes(
     pairs: &[String],
     mut current: Settings,
@@ -294,115 +301,19 @@ fn parse_changes(
     let mut changes = BoundedVec::new();
     for pair in pairs.chunks(2) {
         let (key, value) = (pair[0].as_str(), pair[1].as_str());
-        let none = value == "none";
-        let change = match key {
-            "targets" => {
-                let mut targets = BoundedVec::new();
-                if !none {
-                    for t in value.split(',') {
-                        targets
-                            .push(target(t)?)
-                            .map_err(|_| anyhow::anyhow!("at most {MAX_TARGETS} targets"))?;
-                    }
-                }
-                Setting::Targets(targets)
-            }
-            "autoplay" if none => Setting::Autoplay(None),
-            "autoplay" => {
-                ensure!(
-                    value.len() <= NAME_LEN,
-                    "autoplay: take name over {NAME_LEN} bytes"
-                );
-                let loop_count = current.autoplay.as_ref().map_or(0, |a| a.loop_count);
-                Setting::Autoplay(Some(Autoplay {
-                    take: bounded(value),
-                    loop_count,
-                }))
-            }
-            "autoplay-loops" => {
-                let loop_count = value
-                    .parse()
-                    .with_context(|| format!("autoplay-loops: {value:?} is not a count"))?;
-                let take = current
-                    .autoplay
-                    .as_ref()
-                    .map(|a| a.take.clone())
-                    .context("autoplay-loops: set autoplay NAME first")?;
-                Setting::Autoplay(Some(Autoplay { take, loop_count }))
-            }
-            "subject" if none => Setting::Subject(None),
-            "subject" => {
-                ensure!(
-                    value.len() <= SUBJECT_LEN,
-                    "subject: over {SUBJECT_LEN} bytes"
-                );
-                Setting::Subject(Some(bounded(value)))
-            }
-            "address" if value == "dhcp" => Setting::Address(None),
-            "address" => Setting::Address(Some(parse_address(value)?)),
-            "token" if none => Setting::Token(None),
-            "token" => {
-                ensure!(
-                    !value.is_empty() && value.len() <= TOKEN_LEN,
-                    "token: 1..={TOKEN_LEN} bytes"
-                );
-                Setting::Token(Some(bounded(value)))
-            }
-            "name" if none => Setting::Name(None),
-            "name" => {
-                check_box_name(value).map_err(|e| anyhow::anyhow!("{e}"))?;
-                Setting::Name(Some(bounded(value)))
-            }
-            "osc-port" if value == "default" => Setting::OscPort(None),
-            "osc-port" => Setting::OscPort(Some(parse_port(key, value)?)),
-            "reply-port" if none => Setting::ReplyPort(None),
-            "reply-port" => Setting::ReplyPort(Some(parse_port(key, value)?)),
-            "chase" if value == "off" => Setting::Chase(None),
-            "chase" => {
-                let offset = match value {
-                    "own" => None,
-                    tc => Some(Label::parse(tc).with_context(|| {
-                        format!("chase: {tc:?} is not own, off or HH:MM:SS:FF")
-                    })?),
-                };
-                let spec = current.chase.unwrap_or(ChaseSpec::DEFAULT);
-                Setting::Chase(Some(ChaseSpec { offset, ..spec }))
-            }
-            "chase-stream" | "chase-freewheel" | "chase-hold" => {
-                let mut spec = current
-                    .chase
-                    .with_context(|| format!("{key}: set chase own or chase HH:MM:SS:FF first"))?;
-                match key {
-                    "chase-stream" => {
-                        spec.stream = value
-                            .parse()
-                            .with_context(|| format!("{key}: {value:?} is not 0..=255"))?;
-                    }
-                    "chase-freewheel" => {
-                        let seconds: f64 = value
-                            .parse()
-                            .ok()
-                            .filter(|s| (0.0..=f64::from(MAX_FREEWHEEL_MS) / 1000.0).contains(s))
-                            .with_context(|| {
-                                format!("{key}: {value:?} is not seconds from 0 to {}", MAX_FREEWHEEL_MS / 1000)
-                            })?;
-                        spec.freewheel_ms = (seconds * 1000.0).round() as u32;
-                    }
-                    _ => {
-                        spec.hold = match value {
-                            "on" => true,
-                            "off" => false,
-                            _ => bail!("{key}: on or off, not {value:?}"),
-                        };
-                    }
-                }
-                Setting::Chase(Some(spec))
-            }
-            other => bail!(
-                "unknown setting {other:?}: targets, autoplay, autoplay-loops, subject, address, \
-                 token, name, osc-port, reply-port, chase, chase-stream, chase-freewheel, chase-hold"
-            ),
+        let resolved;
+        let value = if key == "targets" && value != "none" {
+            let targets = value
+                .split(',')
+                .filter(|t| !t.is_empty())
+                .map(|t| target(t).map(|t| t.to_string()))
+                .collect::<Result<Vec<_>>>()?;
+            resolved = targets.join(",");
+            resolved.as_str()
+        } else {
+            value
         };
+        let change = Setting::parse(key, value, &current).map_err(|e| anyhow::anyhow!("{e}"))?;
         current.apply(&change);
         changes
             .push(change)
@@ -411,75 +322,49 @@ fn parse_changes(
     Ok(changes)
 }
 
-/// A UDP/TCP port other than 0.
-fn parse_port(key: &str, value: &str) -> Result<u16> {
-    match value.parse::<u16>() {
-        Ok(port) if port != 0 => Ok(port),
-        _ => bail!("{key}: {value:?} is not a port (1..=65535)"),
-    }
-}
-
-/// `IP/PREFIX[,GATEWAY]`.
-fn parse_address(value: &str) -> Result<StaticAddress> {
-    let bad = || format!("address: {value:?} is not IP/PREFIX[,GATEWAY] or dhcp");
-    let (net, gateway) = match value.split_once(',') {
-        Some((net, gw)) => (
-            net,
-            Some(gw.parse::<Ipv4Addr>().with_context(bad)?.octets()),
-        ),
-        None => (value, None),
-    };
-    let (ip, prefix) = net.split_once('/').with_context(bad)?;
-    let prefix_len: u8 = prefix.parse().with_context(bad)?;
-    ensure!(prefix_len <= 32, bad());
-    Ok(StaticAddress {
-        ip: ip.parse::<Ipv4Addr>().with_context(bad)?.octets(),
-        prefix_len,
-        gateway,
-    })
-}
-
 fn print_status(client: &BoxClient, s: &Status) {
     let secs = s.uptime_ms / 1000;
-    println!(
+    crate::outln!(
         "box {}, firmware {}, up {}:{:02}:{:02}",
         client.addr(),
-        s.firmware,
+        printable(&s.firmware),
         secs / 3600,
         secs / 60 % 60,
         secs % 60
     );
     match s.address {
-        Some(ip) => println!("address  {}", Ipv4Addr::from(ip)),
-        None => println!("address  none yet"),
+        Some(ip) => crate::outln!("address  {}", Ipv4Addr::from(ip)),
+        None => crate::outln!("address  none yet"),
     }
     match &s.playing {
         Some(p) => {
-            println!(
+            crate::outln!(
                 "playing  {}, frame {}, {} loops done, {} frames late (latest {:.1} ms)",
-                p.take,
+                printable(&p.take),
                 p.frame,
                 p.loops_done,
                 p.late_frames,
                 f64::from(p.max_late_us) / 1000.0
             );
             if p.read_ahead_low != u32::MAX {
-                println!(
+                crate::outln!(
                     "  read-ahead held {} frames at its lowest",
                     p.read_ahead_low
                 );
             }
             for t in &p.targets {
-                println!(
+                crate::outln!(
                     "  to {:<21} {} sent, {} dropped",
-                    t.target, t.sent, t.dropped
+                    t.target,
+                    t.sent,
+                    t.dropped
                 );
             }
             if let Some(c) = &p.chase {
                 let at = c.timecode.map_or("no timecode yet".to_string(), |tc| {
                     format!("at {tc} ({})", tc.kind.rate())
                 });
-                println!(
+                crate::outln!(
                     "chase    {} {at}, {} locates, {} timecode frames, {} bad packets ignored",
                     c.state.name(),
                     c.locates,
@@ -488,15 +373,31 @@ fn print_status(client: &BoxClient, s: &Status) {
                 );
             }
         }
-        None => println!("playing  nothing"),
+        None => crate::outln!("playing  nothing"),
     }
-    println!(
+    crate::outln!(
         "flash    {} bytes used, {} free",
-        s.used_bytes, s.free_bytes
+        s.used_bytes,
+        s.free_bytes
+    );
+    let w = &s.wear;
+    crate::outln!(
+        "wear     since power-up: {} settings writes ({} saves unchanged, {} merged){}, \
+         {} settings erases, {} take erases",
+        w.settings_writes,
+        w.settings_unchanged,
+        w.settings_coalesced,
+        if w.settings_pending {
+            "; the last saved settings are not written yet"
+        } else {
+            ""
+        },
+        w.settings_erases,
+        w.take_erases
     );
     if let Some(c) = &s.card {
         let scanning = if c.scanning { ", scanning" } else { "" };
-        println!("card     {} takes{scanning}", c.takes);
+        crate::outln!("card     {} takes{scanning}", c.takes);
         if c.bad_files > 0 {
             let names: Vec<String> = c.bad.iter().map(|f| format!("LLV/{f}")).collect();
             let more = c.bad_files as usize - names.len();
@@ -505,7 +406,7 @@ fn print_status(client: &BoxClient, s: &Status) {
             } else {
                 String::new()
             };
-            println!(
+            crate::outln!(
                 "  {} files that are not takes: {}{more}",
                 c.bad_files,
                 names.join(", ")
@@ -513,23 +414,26 @@ fn print_status(client: &BoxClient, s: &Status) {
         }
     }
     for f in &s.faults {
-        println!("fault    {:?}: {}", f.code, f.detail);
+        crate::outln!("fault    {:?}: {}", f.code, printable(&f.detail));
     }
 }
 
 fn print_list(takes: &[TakeInfo]) {
     if takes.is_empty() {
-        println!("no takes stored");
+        crate::outln!("no takes stored");
         return;
     }
-    println!(
+    crate::outln!(
         "{:<32}  {:<5}  {:>8}  {:>10}  CRC32",
-        "NAME", "PLACE", "FRAMES", "BYTES"
+        "NAME",
+        "PLACE",
+        "FRAMES",
+        "BYTES"
     );
     for t in takes {
-        println!(
+        crate::outln!(
             "{:<32}  {:<5}  {:>8}  {:>10}  {:08x}",
-            t.name,
+            printable(&t.name),
             t.place.as_str(),
             t.frame_count,
             t.total_len,
@@ -540,7 +444,7 @@ fn print_list(takes: &[TakeInfo]) {
 
 fn print_settings(s: &Settings, token_set: bool) {
     let targets: Vec<String> = s.targets.iter().map(Target::to_string).collect();
-    println!(
+    crate::outln!(
         "targets   {}",
         if targets.is_empty() {
             "none".into()
@@ -549,36 +453,41 @@ fn print_settings(s: &Settings, token_set: bool) {
         }
     );
     match &s.autoplay {
-        Some(a) if a.loop_count == 0 => println!("autoplay  {} (loops forever)", a.take),
-        Some(a) => println!("autoplay  {} ({} times)", a.take, a.loop_count),
-        None => println!("autoplay  none"),
+        Some(a) if a.loop_count == 0 => {
+            crate::outln!("autoplay  {} (loops forever)", printable(&a.take))
+        }
+        Some(a) => crate::outln!("autoplay  {} ({} times)", printable(&a.take), a.loop_count),
+        None => crate::outln!("autoplay  none"),
     }
-    println!("subject   {}", s.subject.as_deref().unwrap_or("none"));
+    crate::outln!(
+        "subject   {}",
+        printable(s.subject.as_deref().unwrap_or("none"))
+    );
     match &s.address {
         Some(a) => {
             let gw = a
                 .gateway
                 .map(|g| format!(" via {}", Ipv4Addr::from(g)))
                 .unwrap_or_default();
-            println!("address   {}/{}{gw}", Ipv4Addr::from(a.ip), a.prefix_len);
+            crate::outln!("address   {}/{}{gw}", Ipv4Addr::from(a.ip), a.prefix_len);
         }
-        None => println!("address   dhcp"),
+        None => crate::outln!("address   dhcp"),
     }
-    println!("token     {}", if token_set { "set" } else { "none" });
+    crate::outln!("token     {}", if token_set { "set" } else { "none" });
     match &s.name {
-        Some(name) => println!("name      {name}"),
-        None => println!("name      the board's default"),
+        Some(name) => crate::outln!("name      {}", printable(name)),
+        None => crate::outln!("name      the board's default"),
     }
     match s.osc_port {
-        Some(p) => println!("osc-port  {p} (UDP and TCP)"),
-        None => println!("osc-port  {OSC_PORT} (UDP and TCP, the default)"),
+        Some(p) => crate::outln!("osc-port  {p} (UDP and TCP)"),
+        None => crate::outln!("osc-port  {OSC_PORT} (UDP and TCP, the default)"),
     }
     match s.reply_port {
-        Some(p) => println!("reply-port {p} (replies also go there)"),
-        None => println!("reply-port none (replies go to the sender's port)"),
+        Some(p) => crate::outln!("reply-port {p} (replies also go there)"),
+        None => crate::outln!("reply-port none (replies go to the sender's port)"),
     }
     match &s.chase {
-        Some(c) => println!(
+        Some(c) => crate::outln!(
             "chase     autoplay follows Art-Net timecode stream {}, first frame at {}, freewheel {} s, then {}",
             c.stream,
             c.offset.map_or("its own timecode".to_string(), |l| format!(
@@ -588,7 +497,7 @@ fn print_settings(s: &Settings, token_set: bool) {
             f64::from(c.freewheel_ms) / 1000.0,
             if c.hold { "hold" } else { "stop" }
         ),
-        None => println!("chase     off (autoplay starts at power-up)"),
+        None => crate::outln!("chase     off (autoplay starts at power-up)"),
     }
 }
 
@@ -601,7 +510,7 @@ mod tests {
     }
 
     #[test]
-    fn config_pairs_become_changes() {
+    fn config_pairs_become_changes_through_the_one_grammar() {
         let changes = parse_changes(
             &pairs(&[
                 "autoplay",
@@ -612,6 +521,8 @@ mod tests {
                 "dhcp",
                 "token",
                 "none",
+                "targets",
+                "localhost:9000,10.0.2.2",
             ]),
             Settings::default(),
         )
@@ -621,7 +532,11 @@ mod tests {
             s.apply(c);
         }
         assert_eq!(s.autoplay.unwrap().loop_count, 2);
-        assert_eq!(changes.len(), 4);
+        assert_eq!(changes.len(), 5);
+        assert_eq!(
+            s.targets.iter().map(Target::to_string).collect::<Vec<_>>(),
+            ["127.0.0.1:9000", "10.0.2.2:11111"]
+        );
         let err = |p: &[&str]| {
             parse_changes(&pairs(p), Settings::default())
                 .unwrap_err()
@@ -633,66 +548,6 @@ mod tests {
         assert!(err(&["address", "10.0.0.2/33"]).contains("IP/PREFIX"));
         assert!(err(&["name", "stage left"]).contains("letters, digits"));
         assert!(err(&["osc-port", "0"]).contains("not a port"));
-        assert!(err(&["reply-port", "70000"]).contains("not a port"));
-        let changes = parse_changes(
-            &pairs(&[
-                "name",
-                "stage-left",
-                "osc-port",
-                "53000",
-                "reply-port",
-                "53001",
-            ]),
-            Settings::default(),
-        )
-        .unwrap();
-        assert_eq!(
-            changes.as_slice(),
-            [
-                Setting::Name(Some(bounded("stage-left"))),
-                Setting::OscPort(Some(53000)),
-                Setting::ReplyPort(Some(53001))
-            ]
-        );
-        let changes = parse_changes(
-            &pairs(&[
-                "chase",
-                "01:00:00:12",
-                "chase-stream",
-                "2",
-                "chase-freewheel",
-                "2.5",
-                "chase-hold",
-                "on",
-            ]),
-            Settings::default(),
-        )
-        .unwrap();
-        assert_eq!(
-            changes.last(),
-            Some(&Setting::Chase(Some(ChaseSpec {
-                offset: Label::parse("01:00:00:12"),
-                stream: 2,
-                freewheel_ms: 2500,
-                hold: true,
-            })))
-        );
-        assert!(err(&["chase-hold", "on"]).contains("set chase own"));
-        assert!(err(&["chase", "1:00"]).contains("not own, off or HH:MM:SS:FF"));
-        assert!(
-            err(&["chase", "own", "chase-freewheel", "4000"]).contains("seconds from 0 to 3600")
-        );
-        assert_eq!(
-            parse_changes(&pairs(&["chase", "off"]), Settings::default()).unwrap()[0],
-            Setting::Chase(None)
-        );
-        assert_eq!(
-            parse_address("10.0.0.2/24,10.0.0.1").unwrap(),
-            StaticAddress {
-                ip: [10, 0, 0, 2],
-                prefix_len: 24,
-                gateway: Some([10, 0, 0, 1])
-            }
-        );
+        assert!(err(&["targets", "::1"]).contains("IPv4 only"));
     }
 }

@@ -101,9 +101,9 @@ pub fn run(args: &FlashArgs) -> Result<()> {
         place: args.to,
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&flashed)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&flashed)?);
     } else {
-        println!(
+        crate::outln!(
             "flashed {} to {} ({}): {} frames, {} bytes, CRC {:08x}",
             flashed.name,
             flashed.r#box,

@@ -35,9 +35,14 @@ pub struct ManArgs {
 
 /// Prints the completion script for a shell; `command` is llv's whole command line.
 pub fn completions(args: &CompletionsArgs, mut command: clap::Command) -> Result<()> {
+    // clap_complete panics when its output fails: it writes to memory, and
+    // the script goes out as a whole (a closed pipe ends llv quietly).
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "llv", &mut script);
     let mut out = std::io::stdout().lock();
-    clap_complete::generate(args.shell, &mut command, "llv", &mut out);
-    out.flush().context("standard output")
+    out.write_all(&script)
+        .and_then(|()| out.flush())
+        .context("standard output")
 }
 
 /// Prints llv(1), or writes every page into a folder; `command` is llv's whole command line.

@@ -285,21 +285,22 @@ pub fn run(args: Args) -> Result<()> {
     };
     let lines = summary.lines.join("\n");
     if args.dry_run {
-        println!("dry run: nothing written");
+        crate::outln!("dry run: nothing written");
         if !lines.is_empty() {
-            println!("{lines}");
+            crate::outln!("{lines}");
         }
         match &output {
-            Some(out) => println!(
+            Some(out) => crate::outln!(
                 "would write {} frames (of {} read) to {} as {}",
                 summary.written,
                 summary.read,
                 out.display(),
                 format.describe()
             ),
-            None => println!(
+            None => crate::outln!(
                 "would write {} frames (of {} read)",
-                summary.written, summary.read
+                summary.written,
+                summary.read
             ),
         }
     } else if let Some(out) = output.filter(|o| !recording::is_stdio(o)) {

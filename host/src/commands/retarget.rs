@@ -344,7 +344,7 @@ pub fn run_curves(
             ),
         };
         let frames = retarget_take(&args.input, &output, &job)?;
-        println!(
+        crate::outln!(
             "{} -> {}: {frames} frames, {} curves",
             args.input.display(),
             output.display(),
@@ -412,7 +412,7 @@ fn batch(args: &TakesArgs, job: &Job<'_>, takes: Vec<PathBuf>) -> Result<ExitCod
             Ok(n) => {
                 frames += n;
                 bar.suspend(|| {
-                    println!(
+                    crate::outln!(
                         "ok     {} -> {} ({n} frames)",
                         take.display(),
                         output.display()
@@ -430,7 +430,7 @@ fn batch(args: &TakesArgs, job: &Job<'_>, takes: Vec<PathBuf>) -> Result<ExitCod
         bar.inc(1);
     }
     bar.finish_and_clear();
-    println!(
+    crate::outln!(
         "{} of {} takes {} ({frames} frames, {} curves each); {} failed{}",
         takes.len() - failed.len(),
         takes.len(),

@@ -11,6 +11,12 @@
 //!
 //! Port 0 picks free ports; `--json` prints the ports and name on the first
 //! line of standard output.
+//!
+//! The door policy is the box's (`llv_control::slots`): [`SLOTS`] TCP
+//! connections over both ports, one kept free for a newcomer. Settings
+//! saves are paced as on the box (`llv_control::pace`); the held ones are
+//! written when due and at Ctrl-C. A subscriber hears of a change within
+//! [`PUSH_POLL`].
 
 pub mod folder;
 pub mod io;
@@ -18,33 +24,44 @@ pub mod player;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, UdpSocket};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
+use embassy_futures::select::{select, Either};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::mutex::Mutex;
 use llv_control::osc::{
-    serve_osc_connection, OscBuffers, ReplySink, UdpDoor, MAX_PACKET, MAX_REPLY, PUSH_POLL,
+    serve_osc_connection, OscBuffers, ReplySink, UdpDoor, MAX_PACKET, MAX_REPLY,
 };
 use llv_control::{
-    mdns, serve_connection, ConnectionBuffers, Control, Penalties, TakeLibrary, LIMITS,
+    mdns, serve_connection, ConnectionBuffers, Control, Door, DoorKeeper, Limits, Paced, Penalties,
+    TakeLibrary, LIMITS,
 };
 use llv_core::control::CONTROL_PORT;
-use llv_core::settings::check_box_name;
+use llv_core::settings::{check_box_name, Sender};
 
 use folder::Folder;
-use io::{block_on, Stream};
+use io::{block_on, Datagrams, Stream};
 use player::Player;
 
 /// What `llv serve` reports as its firmware.
 pub const FIRMWARE: &str = concat!("llv-serve ", env!("CARGO_PKG_VERSION"));
-/// Connections (control and OSC over TCP) served at once; more are closed.
-const MAX_CONNECTIONS: usize = 16;
-/// How often the folder is read again for new, changed and removed recordings.
+/// TCP connections (control and OSC together) served at once.
+pub const SLOTS: usize = 16;
+/// How often the OSC doors look for a change of state to push.
+pub const PUSH_POLL: embassy_time::Duration = embassy_time::Duration::from_millis(2);
+/// The box's limits, with pushes looked for every [`PUSH_POLL`].
+const SERVE_LIMITS: Limits = Limits {
+    push_poll: PUSH_POLL,
+    ..LIMITS
+};
+/// How often the folder is read again for new, changed and removed
+/// recordings (and held settings written when due).
 const RESCAN_EVERY: Duration = Duration::from_secs(1);
 
-type Library = Mutex<CriticalSectionRawMutex, Folder>;
+type Library = Mutex<CriticalSectionRawMutex, Paced<Folder>>;
+type Keeper = DoorKeeper<CriticalSectionRawMutex, SLOTS>;
 
 /// Arguments of `llv serve`.
 #[derive(clap::Args, Debug)]
@@ -79,15 +96,16 @@ pub struct ServeArgs {
 struct Shared {
     library: &'static Library,
     penalties: &'static Penalties,
+    keeper: &'static Keeper,
 }
 
 impl Shared {
-    fn control(&self) -> Control<'static, CriticalSectionRawMutex, Folder> {
+    fn control(&self) -> Control<'static, CriticalSectionRawMutex, Paced<Folder>> {
         Control {
             firmware: FIRMWARE,
             library: self.library,
             penalties: self.penalties,
-            limits: LIMITS,
+            limits: SERVE_LIMITS,
         }
     }
 }
@@ -95,7 +113,10 @@ impl Shared {
 /// Runs `llv serve` until Ctrl-C.
 pub fn run(args: &ServeArgs) -> Result<()> {
     let folder = Folder::open(&args.dir)?;
-    let settings = folder.settings().clone();
+    let (settings, bad) = folder.settings().usable(Sender::Laptop);
+    if let Some(e) = &bad {
+        eprintln!("warning: {}: {e}: ignored", folder::SETTINGS_FILE);
+    }
     if let Some(name) = &args.name {
         check_box_name(name).map_err(|e| anyhow::anyhow!("--name {name:?}: {e}"))?;
     }
@@ -105,18 +126,19 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         .or_else(|| settings.name.as_ref().map(|n| n.to_string()))
         .unwrap_or_else(host_name);
     let shared = Shared {
-        library: Box::leak(Box::new(Mutex::new(folder))),
+        library: Box::leak(Box::new(Mutex::new(Paced::new(folder)))),
         penalties: Box::leak(Box::new(Penalties::new())),
+        keeper: Box::leak(Box::new(DoorKeeper::new([None; SLOTS]))),
     };
     let address = (!args.bind.is_unspecified()).then_some(args.bind);
-    let player = Player::new(address, &settings, args.artnet_port);
+    let player = Player::new(address, &settings, args.artnet_port, bad);
 
     let control = TcpListener::bind((args.bind, args.port))
         .with_context(|| format!("cannot listen on TCP {}:{}", args.bind, args.port))?;
     let (osc_udp, osc_tcp) = bind_osc(args.bind, args.osc_port.unwrap_or(settings.osc_port()))?;
     let ports = (control.local_addr()?.port(), osc_udp.local_addr()?.port());
     if args.json {
-        println!(
+        crate::outln!(
             "{}",
             serde_json::json!({"control": ports.0, "osc": ports.1, "name": name})
         );
@@ -133,15 +155,14 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         }
     );
 
-    let connections: &'static AtomicUsize = Box::leak(Box::new(AtomicUsize::new(0)));
     let _ = SHARED.set(shared);
     {
         let player = player.clone();
-        std::thread::spawn(move || accept(control, player, connections, serve_control));
+        std::thread::spawn(move || accept(control, Door::Control, player));
     }
     {
         let player = player.clone();
-        std::thread::spawn(move || accept(osc_tcp, player, connections, serve_osc));
+        std::thread::spawn(move || accept(osc_tcp, Door::Osc, player));
     }
     {
         let player = player.clone();
@@ -149,30 +170,38 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     }
     std::thread::spawn(move || loop {
         std::thread::sleep(RESCAN_EVERY);
-        block_on(shared.library.lock()).rescan();
+        let mut library = block_on(shared.library.lock());
+        library.inner.rescan();
+        if let Err(e) = block_on(library.flush()) {
+            eprintln!("warning: settings not written: {}", e.detail);
+        }
     });
-    if !args.no_discovery {
-        let responder = mdns_socket().context("mDNS: cannot listen on UDP 5353")?;
-        let player = player.clone();
-        let osc_port = ports.1;
-        let control_port = ports.0;
-        std::thread::spawn(move || {
-            respond(
-                responder,
-                shared,
-                player,
-                &name,
-                control_port,
-                osc_port,
-                address,
-            )
-        });
-    }
     let stop = crate::stop::on_ctrl_c()?;
+    let responder = if args.no_discovery {
+        None
+    } else {
+        let socket = mdns_socket().context("mDNS: cannot listen on UDP 5353")?;
+        let responder = Responder {
+            shared,
+            player: player.clone(),
+            default_name: name,
+            control_port: ports.0,
+            osc_port: ports.1,
+            bind: address,
+        };
+        Some(std::thread::spawn(move || responder.run(&socket, stop)))
+    };
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(100));
     }
     player.stop_now();
+    if let Err(e) = block_on(block_on(shared.library.lock()).write_held()) {
+        eprintln!("warning: settings not written: {}", e.detail);
+    }
+    // The responder says goodbye before it ends.
+    if let Some(responder) = responder {
+        let _ = responder.join();
+    }
     eprintln!("stopped");
     Ok(())
 }
@@ -224,45 +253,54 @@ fn ipv4_of(addr: &SocketAddr) -> [u8; 4] {
     }
 }
 
-/// Holds a connection slot while it lives.
-struct Slot(&'static AtomicUsize);
-
-impl Slot {
-    fn take(count: &'static AtomicUsize) -> Option<Slot> {
-        let taken = count.fetch_add(1, Ordering::SeqCst);
-        if taken >= MAX_CONNECTIONS {
-            count.fetch_sub(1, Ordering::SeqCst);
-            return None;
-        }
-        Some(Slot(count))
-    }
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-/// Serves each connection of `listener` on a thread of its own (at most
-/// [`MAX_CONNECTIONS`] at once, counted in `connections`) with `serve`.
-fn accept(
-    listener: TcpListener,
-    player: Player,
-    connections: &'static AtomicUsize,
-    serve: fn(&mut Stream, [u8; 4], &mut Player),
-) {
+/// Serves each connection of `listener`, through `door`, on a thread of
+/// its own, while the door keeper gives it a slot (one is kept free: a
+/// newcomer taking the last one closes another; a newcomer from an address
+/// holding fewer connections than another waits for one of that address's
+/// to close; see `llv_control::slots`); without one it is closed at once.
+fn accept(listener: TcpListener, door: Door, player: Player) {
+    let Some(shared) = SHARED.get() else { return };
     for stream in listener.incoming().flatten() {
-        let Some(slot) = Slot::take(connections) else {
-            continue;
-        };
+        let source = stream.peer_addr().map_or([0; 4], |a| ipv4_of(&a));
         let mut device = player.clone();
         std::thread::spawn(move || {
-            let _slot = slot;
-            let source = stream.peer_addr().map_or([0; 4], |a| ipv4_of(&a));
+            let Some(slot) = block_on(shared.keeper.open(door, source)) else {
+                return;
+            };
             if let Ok(mut stream) = Stream::new(stream) {
-                serve(&mut stream, source, &mut device);
+                let seat = shared.keeper.seat(slot);
+                let control = shared.control();
+                let served = async {
+                    match door {
+                        Door::Control => {
+                            let mut buffers = Box::new(ConnectionBuffers::new());
+                            serve_connection(
+                                &mut stream,
+                                source,
+                                &control,
+                                &mut device,
+                                &mut buffers,
+                                &seat,
+                            )
+                            .await
+                        }
+                        Door::Osc => {
+                            let mut buffers = Box::new(OscBuffers::new());
+                            serve_osc_connection(
+                                &mut stream,
+                                source,
+                                &control,
+                                &mut device,
+                                &mut buffers,
+                                &seat,
+                            )
+                            .await
+                        }
+                    }
+                };
+                block_on(select(served, shared.keeper.closing(slot)));
             }
+            shared.keeper.release(slot);
         });
     }
 }
@@ -270,75 +308,55 @@ fn accept(
 /// What every thread shares, once set at start.
 static SHARED: std::sync::OnceLock<Shared> = std::sync::OnceLock::new();
 
-/// A control protocol connection.
-fn serve_control(stream: &mut Stream, source: [u8; 4], device: &mut Player) {
-    let Some(shared) = SHARED.get() else { return };
-    let mut buffers = Box::new(ConnectionBuffers::new());
-    block_on(serve_connection(
-        stream,
-        source,
-        &shared.control(),
-        device,
-        &mut buffers,
-        &AtomicBool::new(false),
-    ));
-}
-
-/// An OSC connection.
-fn serve_osc(stream: &mut Stream, source: [u8; 4], device: &mut Player) {
-    let Some(shared) = SHARED.get() else { return };
-    let mut buffers = Box::new(OscBuffers::new());
-    block_on(serve_osc_connection(
-        stream,
-        source,
-        &shared.control(),
-        device,
-        &mut buffers,
-        &AtomicBool::new(false),
-    ));
-}
-
 /// Sends OSC replies from the door's UDP socket.
-struct Sender<'s>(&'s UdpSocket);
+struct Replies<'s>(&'s UdpSocket);
 
-impl ReplySink for Sender<'_> {
+impl ReplySink for Replies<'_> {
     async fn send_to(&mut self, packet: &[u8], ip: [u8; 4], port: u16) {
         let _ = self.0.send_to(packet, (Ipv4Addr::from(ip), port));
     }
 }
 
+/// The OSC door over UDP: each datagram handled as it comes (whole: one
+/// over 512 bytes is answered as the box answers it), the state pushed
+/// every [`PUSH_POLL`] on a fixed cadence, however busy the socket.
 fn serve_osc_udp(socket: UdpSocket, shared: Shared, mut player: Player) {
     let control = shared.control();
-    let poll = Duration::from_millis(PUSH_POLL.as_millis());
-    let _ = socket.set_read_timeout(Some(poll));
+    let Ok(datagrams) = Datagrams::new(&socket) else {
+        eprintln!("warning: OSC over UDP: cannot read the socket");
+        return;
+    };
     let mut door = UdpDoor::new(FIRMWARE);
-    let mut packet = vec![0u8; MAX_PACKET + 1];
     let mut out = Box::new([0u8; MAX_REPLY]);
-    let mut next_push = Instant::now();
-    loop {
-        match socket.recv_from(&mut packet) {
-            Ok((n, from)) if n <= MAX_PACKET => {
+    block_on(async {
+        let mut next_push = embassy_time::Instant::now() + PUSH_POLL;
+        loop {
+            let now = embassy_time::Instant::now();
+            if now >= next_push {
+                next_push += PUSH_POLL;
+                if next_push < now {
+                    next_push = now + PUSH_POLL;
+                }
+                door.push(&control, &player, &mut out, &mut Replies(&socket))
+                    .await;
+            }
+            let received = select(datagrams.next(), embassy_time::Timer::at(next_push)).await;
+            if let Either::First((packet, from)) = received {
                 let from = (ipv4_of(&from), from.port());
-                block_on(door.handle(
-                    &packet[..n],
+                let len = packet.len();
+                door.handle(
+                    &packet[..len.min(MAX_PACKET)],
+                    len,
                     from,
                     &control,
                     &mut player,
                     &mut out,
-                    &mut Sender(&socket),
-                ));
+                    &mut Replies(&socket),
+                )
+                .await;
             }
-            Ok((_, from)) => {
-                let n = llv_control::osc::error_reply(&mut out, "packet over 512 bytes");
-                let _ = socket.send_to(&out[..n], from);
-            }
-            Err(_) => {}
         }
-        if Instant::now() >= next_push {
-            next_push = Instant::now() + poll;
-            block_on(door.push(&control, &player, &mut out, &mut Sender(&socket)));
-        }
-    }
+    });
 }
 
 /// UDP 5353 on every interface, in the mDNS group, shared with other
@@ -366,64 +384,123 @@ fn local_address_toward(peer: Ipv4Addr) -> Option<Ipv4Addr> {
     }
 }
 
-/// Answers mDNS queries for this laptop, announcing it first.
-fn respond(
-    socket: UdpSocket,
+/// The mDNS responder of this laptop and what its records say.
+struct Responder {
     shared: Shared,
     player: Player,
-    default_name: &str,
+    default_name: String,
     control_port: u16,
     osc_port: u16,
     bind: Option<Ipv4Addr>,
-) {
-    let mut query = vec![0u8; mdns::MAX_MESSAGE];
-    let mut out = vec![0u8; mdns::MAX_MESSAGE];
-    let _ = socket.set_read_timeout(Some(Duration::from_secs(1)));
-    let mut announced = 0;
-    loop {
-        let received = socket.recv_from(&mut query);
+}
+
+/// What the records say at one moment.
+#[derive(Clone, PartialEq, Eq)]
+struct Records {
+    name: String,
+    ipv4: Option<Ipv4Addr>,
+    free: u32,
+    playing: String,
+}
+
+impl Responder {
+    /// The records now, as they look from `peer` (the address it reaches this host by).
+    fn records(&self, peer: Ipv4Addr) -> Records {
         let (name, free) = {
-            let library = block_on(shared.library.lock());
+            let library = block_on(self.shared.library.lock());
             let name = library
                 .settings()
                 .name
                 .as_ref()
-                .map_or_else(|| default_name.to_string(), |n| n.to_string());
+                .map_or_else(|| self.default_name.clone(), |n| n.to_string());
             (name, library.free_bytes())
         };
-        let playing = llv_control::Playback::<folder::FolderTake>::playing(&player)
+        let playing = llv_control::Playback::<folder::FolderTake>::playing(&self.player)
             .map(|p| p.take.to_string())
             .unwrap_or_default();
-        let identity = |ipv4: Ipv4Addr| mdns::Identity {
-            name: &name,
+        Records {
+            name,
+            ipv4: self.bind.or_else(|| local_address_toward(peer)),
+            free,
+            playing,
+        }
+    }
+
+    fn identity<'r>(&self, r: &'r Records, ipv4: Ipv4Addr) -> mdns::Identity<'r> {
+        mdns::Identity {
+            name: &r.name,
             firmware: FIRMWARE,
             ipv4: ipv4.octets(),
-            control_port,
-            osc_port,
-            free_bytes: free,
-            playing: &playing,
-        };
-        // Two announcements, a second apart, at start (RFC 6762, 8.3).
-        if announced < 2 {
-            announced += 1;
-            if let Some(ip) = bind.or_else(|| local_address_toward(Ipv4Addr::from(mdns::GROUP))) {
-                let n = mdns::announce(&identity(ip), &mut out);
-                let _ = socket.send_to(&out[..n], (Ipv4Addr::from(mdns::GROUP), mdns::PORT));
+            control_port: self.control_port,
+            osc_port: self.osc_port,
+            free_bytes: r.free,
+            playing: &r.playing,
+        }
+    }
+
+    /// Sends `write`'s message about `records` to the mDNS group.
+    fn to_group(
+        &self,
+        socket: &UdpSocket,
+        records: &Records,
+        write: fn(&mdns::Identity<'_>, &mut [u8]) -> usize,
+    ) {
+        let Some(ip) = records.ipv4 else { return };
+        let mut out = vec![0u8; mdns::MAX_MESSAGE];
+        let n = write(&self.identity(records, ip), &mut out);
+        if n > 0 {
+            let _ = socket.send_to(&out[..n], (Ipv4Addr::from(mdns::GROUP), mdns::PORT));
+        }
+    }
+
+    /// Answers mDNS queries until `stop`: announces the records twice at
+    /// start (RFC 6762, 8.3), again whenever the name changes (after a
+    /// goodbye of the old ones), and says goodbye at the end.
+    fn run(&self, socket: &UdpSocket, stop: &AtomicBool) {
+        let mut query = vec![0u8; mdns::MAX_MESSAGE];
+        let mut out = vec![0u8; mdns::MAX_MESSAGE];
+        let _ = socket.set_read_timeout(Some(Duration::from_millis(200)));
+        let group = Ipv4Addr::from(mdns::GROUP);
+        let mut announced: Option<Records> = None;
+        let mut second_at = Some(Instant::now() + Duration::from_secs(1));
+        while !stop.load(Ordering::Relaxed) {
+            let now = self.records(group);
+            let renamed = announced.as_ref().is_some_and(|before| {
+                before.ipv4.zip(now.ipv4).is_some_and(|(b, a)| {
+                    mdns::needs_goodbye(&self.identity(before, b), &self.identity(&now, a))
+                })
+            });
+            if renamed {
+                if let Some(before) = &announced {
+                    self.to_group(socket, before, mdns::goodbye);
+                }
+            }
+            let again = second_at.is_some_and(|at| Instant::now() >= at);
+            if announced.is_none() || renamed || again {
+                self.to_group(socket, &now, mdns::announce);
+                if again {
+                    second_at = None;
+                }
+                announced = Some(now);
+            }
+            let Ok((len, SocketAddr::V4(from))) = socket.recv_from(&mut query) else {
+                continue;
+            };
+            let records = self.records(*from.ip());
+            let Some(ip) = records.ipv4 else { continue };
+            let n = mdns::answer(
+                &self.identity(&records, ip),
+                &query[..len],
+                from.port(),
+                &mut out,
+            );
+            if n > 0 {
+                let (to, port) = mdns::reply_to((from.ip().octets(), from.port()));
+                let _ = socket.send_to(&out[..n], (Ipv4Addr::from(to), port));
             }
         }
-        let Ok((len, from)) = received else {
-            continue;
-        };
-        let SocketAddr::V4(from) = from else {
-            continue;
-        };
-        let Some(ip) = bind.or_else(|| local_address_toward(*from.ip())) else {
-            continue;
-        };
-        let n = mdns::answer(&identity(ip), &query[..len], from.port(), &mut out);
-        if n > 0 {
-            let (to, port) = mdns::reply_to((from.ip().octets(), from.port()));
-            let _ = socket.send_to(&out[..n], (Ipv4Addr::from(to), port));
+        if let Some(last) = &announced {
+            self.to_group(socket, last, mdns::goodbye);
         }
     }
 }

@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 use heapless::Vec as Bounded;
 use indicatif::ProgressBar;
 use llv_control::Playback;
+use llv_core::control::FaultCode;
 use llv_core::control::{bounded, Fault, Playing, Start, TargetCounts, MAX_FAULTS};
-use llv_core::settings::{Settings, Target};
+use llv_core::settings::{Sender, SettingError, Settings, Target};
 
 use super::folder::FolderTake;
 use crate::playback::artnet::Receiver;
@@ -42,6 +43,7 @@ struct State {
     address: Option<[u8; 4]>,
     subject: Option<String>,
     playback: Option<Running>,
+    faults: Bounded<Fault, MAX_FAULTS>,
 }
 
 /// The player, shared by every connection of `llv serve`.
@@ -50,14 +52,29 @@ pub struct Player(Arc<Mutex<State>>);
 
 impl Player {
     /// An idle player; `address` is what `Status` reports; `settings` the
-    /// ones in force; a chase listens for timecode on `artnet_port`.
-    pub fn new(address: Option<Ipv4Addr>, settings: &Settings, artnet_port: u16) -> Self {
+    /// ones in force; a chase listens for timecode on `artnet_port`;
+    /// `ignored`: a stored setting that breaks the rules (reported as the
+    /// box reports one until new settings are saved).
+    pub fn new(
+        address: Option<Ipv4Addr>,
+        settings: &Settings,
+        artnet_port: u16,
+        ignored: Option<SettingError>,
+    ) -> Self {
+        let faults = ignored
+            .map(|e| Fault {
+                code: FaultCode::BadStoredSetting,
+                detail: llv_control::library::detail(format_args!("stored {e}: ignored")),
+            })
+            .into_iter()
+            .collect();
         Player(Arc::new(Mutex::new(State {
             started: Instant::now(),
             artnet_port,
             address: address.map(|a| a.octets()),
             subject: settings.subject.as_ref().map(|s| s.to_string()),
             playback: None,
+            faults,
         })))
     }
 
@@ -197,7 +214,7 @@ impl Playback<FolderTake> for Player {
     }
 
     fn faults(&self) -> Bounded<Fault, MAX_FAULTS> {
-        Bounded::new()
+        self.state().faults.clone()
     }
 
     fn read_ahead_short(&self) -> bool {
@@ -205,6 +222,15 @@ impl Playback<FolderTake> for Player {
     }
 
     fn settings_changed(&mut self, settings: &Settings) {
-        self.state().subject = settings.subject.as_ref().map(|s| s.to_string());
+        let mut state = self.state();
+        state.subject = settings.subject.as_ref().map(|s| s.to_string());
+        // Stored now are settings that passed the rules.
+        state
+            .faults
+            .retain(|f| f.code != FaultCode::BadStoredSetting);
+    }
+
+    fn sender(&self) -> Sender {
+        Sender::Laptop
     }
 }

@@ -9,8 +9,9 @@
 //!   name lives at the other place (one name, one take, through the box's
 //!   own doors; a card written elsewhere may shadow a name, and then the
 //!   flash take wins).
-//! - Settings, the flash's bytes and the lock are the store's; faults come
-//!   from both.
+//! - Settings, the flash's bytes, its erases and the lock are the store's;
+//!   faults come from both. The box runs it through `llv_control::Paced`,
+//!   which decides when settings are written.
 //!
 //! | module | what it holds |
 //! |---|---|
@@ -25,7 +26,9 @@ use heapless::Vec;
 use llv_box_store::{Store, StoreFault, TakeReader};
 use llv_card::{Card, CardReader, Slot};
 use llv_control::library::{Refusal, Take, TakeLibrary};
-use llv_core::control::{CardStatus, ErrorCode, Fault, Place, TakeInfo, TakePage, PAGE_TAKES};
+use llv_core::control::{
+    CardStatus, ErrorCode, Fault, Place, TakeInfo, TakePage, Wear, PAGE_TAKES,
+};
 use llv_core::settings::Settings;
 use llv_core::take::TakeHeader;
 
@@ -244,6 +247,15 @@ impl<F: NorFlash, D: Slot> TakeLibrary for BoxLibrary<F, D> {
             bad_files: bad.count,
             bad: bad.names.clone(),
         })
+    }
+
+    fn wear(&self) -> Wear {
+        let erases = self.store.erases();
+        Wear {
+            settings_erases: erases.settings,
+            take_erases: erases.takes,
+            ..Wear::default()
+        }
     }
 
     fn locked(&self) -> bool {

@@ -1,0 +1,28 @@
+//! The box's TCP connection slots, one per socket: [`CONTROL_SLOTS`] on the
+//! control port, then [`OSC_SLOTS`] on the OSC port, kept by one
+//! `llv_control::DoorKeeper` (the door policy `llv serve` runs too: one
+//! slot of each door kept free, see `llv_control::slots`).
+
+use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
+use llv_control::{Door, DoorKeeper};
+
+/// Control connections at once (slots `0..CONTROL_SLOTS`).
+pub const CONTROL_SLOTS: usize = 3;
+/// OSC over TCP connections at once (the slots after the control ones).
+pub const OSC_SLOTS: usize = 2;
+/// Every TCP slot.
+pub const SLOTS: usize = CONTROL_SLOTS + OSC_SLOTS;
+
+/// The keeper of the box's slots.
+pub type BoxKeeper = DoorKeeper<CriticalSectionRawMutex, SLOTS>;
+
+/// Every slot free, each serving its door.
+pub const fn keeper() -> BoxKeeper {
+    let mut doors = [Some(Door::Control); SLOTS];
+    let mut i = CONTROL_SLOTS;
+    while i < SLOTS {
+        doors[i] = Some(Door::Osc);
+        i += 1;
+    }
+    DoorKeeper::new(doors)
+}
