@@ -173,9 +173,11 @@ fn chase(
     let (report, errors) = play_chased(take, targets, spec.offset, &receiver, stop, progress)?;
     progress.finish_and_clear();
     console::print(&format!(
-        "chased: {} frames sent, {} seeks, {} locates; {} timecode frames received, {} bad packets, {} of other streams and {} other Art-Net packets ignored; last state {}, {}{}\n",
-        report.frames,
-        report.seeks,
+        "chased: {} frames sent ({} held frames again), {} late, {} seeks (starts and jumps), {} locates; {} timecode frames received, {} bad packets, {} of other streams and {} other Art-Net packets ignored; last state {}, {}{}\n",
+        report.cues.frames,
+        report.cues.repeats,
+        report.cues.late_frames,
+        report.cues.seeks,
         report.locates,
         report.timecode_frames,
         report.bad_packets,
