@@ -17,8 +17,8 @@
 
 use heapless::{String, Vec};
 use llv_core::control::{
-    bounded, decode, encode, ErrorCode, Fault, Place, Playing, Request, Response, Start, Status,
-    MAX_FAULTS, MAX_FRAME, MAX_RESPONSE, PREFIX_LEN, PROTOCOL_VERSION,
+    bounded, decode, encode, ErrorCode, Fault, Place, Played, Playing, Request, Response, Start,
+    Status, MAX_FAULTS, MAX_FRAME, MAX_RESPONSE, PREFIX_LEN, PROTOCOL_VERSION,
 };
 use llv_core::settings::{Settings, Target, TOKEN_LEN};
 use subtle::ConstantTimeEq;
@@ -40,6 +40,8 @@ pub trait Playback<T> {
     fn stop(&mut self);
     /// What is playing, if anything.
     fn playing(&self) -> Option<Playing>;
+    /// How the last playback went, from its end until the next one starts.
+    fn last(&self) -> Option<Played>;
     /// The box's monotonic clock: µs since power-up.
     fn clock_us(&self) -> u64;
     /// The box's IPv4 address, once it has one.
@@ -260,6 +262,7 @@ impl Session {
                     used_bytes: library.used_bytes(),
                     free_bytes: library.free_bytes(),
                     faults,
+                    last: device.last(),
                 }))
             }
             Request::List => done(Response::List {

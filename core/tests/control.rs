@@ -207,6 +207,13 @@ fn every_response_round_trips_within_max_frame() {
                     detail: name(&"d".repeat(DETAIL_LEN)),
                 })
                 .collect(),
+            last: Some(Played {
+                take: name(&"l".repeat(NAME_LEN)),
+                frames: u32::MAX,
+                late_frames: u32::MAX,
+                dropped: u32::MAX,
+                ended: Ended::Failed,
+            }),
         }),
         Response::List { takes },
         Response::Settings {
@@ -493,8 +500,26 @@ fn every_response_has_its_documented_bytes() {
         }]
         .into_iter()
         .collect(),
+        last: None,
     };
-    let golden: [(Response, &[u8]); 7] = [
+    // After a playback: nothing plays, the last one's summary is kept.
+    let after = Status {
+        firmware: name("box 1"),
+        uptime_ms: 1000,
+        address: Some([10, 0, 2, 15]),
+        playing: None,
+        used_bytes: 0,
+        free_bytes: 0,
+        faults: Vec::new(),
+        last: Some(Played {
+            take: name("dao"),
+            frames: 180,
+            late_frames: 2,
+            dropped: 0,
+            ended: Ended::Stopped,
+        }),
+    };
+    let golden: [(Response, &[u8]); 8] = [
         (
             Response::Hello {
                 protocol: 3,
@@ -523,6 +548,19 @@ fn every_response_has_its_documented_bytes() {
                 0x01, 0xd8, 0x04, 0x03, // 1 locate, 600 frames, 3 bad packets
                 0x80, 0x80, 0x08, 0x00, // used_bytes 131072, free_bytes 0
                 0x01, 0x04, 0x02, b'w', b'd', // 1 fault: WatchdogReset, "wd"
+                0x00, // last: none (protocol 6)
+            ],
+        ),
+        (
+            Response::Status(after),
+            &[
+                0x03, 0x05, b'b', b'o', b'x', b' ', b'1', // Status, firmware
+                0xe8, 0x07, // uptime_ms 1000
+                0x01, 10, 0, 2, 15,   // address
+                0x00, // playing: none
+                0x00, 0x00, 0x00, // used_bytes, free_bytes, no faults
+                0x01, 0x03, b'd', b'a', b'o', // last: take
+                0xb4, 0x01, 0x02, 0x00, 0x01, // 180 frames, 2 late, 0 dropped, Stopped
             ],
         ),
         (

@@ -18,6 +18,7 @@ use serde_json::json;
 use super::client::{target, BoxClient};
 use super::together;
 use crate::args::{ChaseArgs, TokenArgs};
+use crate::playback::chasing::describe;
 
 /// Arguments of `llv box`.
 #[derive(Args, Debug)]
@@ -456,7 +457,7 @@ fn print_status(client: &BoxClient, s: &Status) {
         None => println!("address  none yet"),
     }
     match &s.playing {
-        Some(p) => {
+        Some(p) if p.sending() => {
             println!(
                 "playing  {}, frame {}, {} loops done, {} frames late (latest {:.1} ms)",
                 p.take,
@@ -465,32 +466,52 @@ fn print_status(client: &BoxClient, s: &Status) {
                 p.late_frames,
                 f64::from(p.max_late_us) / 1000.0
             );
-            if p.read_ahead_low != u32::MAX {
-                println!(
-                    "  read-ahead held {} frames at its lowest",
-                    p.read_ahead_low
-                );
-            }
-            for t in &p.targets {
-                println!(
-                    "  to {:<21} {} sent, {} dropped",
-                    t.target, t.sent, t.dropped
-                );
-            }
-            if let Some(c) = &p.chase {
-                let at = c.timecode.map_or("no timecode yet".to_string(), |tc| {
-                    format!("at {tc} ({})", tc.kind.rate())
-                });
-                println!(
-                    "chase    {} {at}, {} locates, {} timecode frames, {} bad packets ignored",
-                    c.state.name(),
-                    c.locates,
-                    c.timecode_frames,
-                    c.bad_packets
-                );
-            }
         }
-        None => println!("playing  nothing"),
+        // A chase that sends nothing now: it waits for, locks to or lost its timecode.
+        Some(p) => {
+            let why = p.chase.map_or("", |c| describe(c.state));
+            println!(
+                "chasing  {}, sending nothing ({why}); it plays when timecode runs, until stopped",
+                p.take
+            );
+        }
+        None => match &s.last {
+            Some(l) => println!(
+                "playing  nothing; the last playback: {}, {} frames sent, {} late, {} dropped, {}",
+                l.take,
+                l.frames,
+                l.late_frames,
+                l.dropped,
+                l.ended.name()
+            ),
+            None => println!("playing  nothing"),
+        },
+    }
+    if let Some(p) = &s.playing {
+        if p.read_ahead_low != u32::MAX {
+            println!(
+                "  read-ahead held {} frames at its lowest",
+                p.read_ahead_low
+            );
+        }
+        for t in &p.targets {
+            println!(
+                "  to {:<21} {} sent, {} dropped",
+                t.target, t.sent, t.dropped
+            );
+        }
+        if let Some(c) = &p.chase {
+            let at = c.timecode.map_or("no timecode yet".to_string(), |tc| {
+                format!("at {tc} ({})", tc.kind.rate())
+            });
+            println!(
+                "chase    {} {at}, {} locates, {} timecode frames, {} bad packets ignored",
+                c.state.name(),
+                c.locates,
+                c.timecode_frames,
+                c.bad_packets
+            );
+        }
     }
     println!(
         "flash    {} bytes used, {} free",
