@@ -155,7 +155,11 @@ fn join_then_trim_gives_back_the_parts_bit_exact() {
             frame(orig).time.frame_number + shift
         );
     }
-    assert!(said.contains(&format!("moved +{shift} frames")), "{said}");
+    let seconds = f64::from(shift) / 60.0;
+    assert!(
+        said.contains(&format!("moved 0:00:{seconds:06.3} later")),
+        "{said}"
+    );
     let second = dir.path().join("second.gesichter");
     run(&[&"edit", &twice, &second, &"--from-frame", &"180"]);
     assert_eq!(llv_packets(&second), packets[180..]);
@@ -319,7 +323,7 @@ fn value_edits_touch_only_their_shape_and_dry_run_writes_nothing() {
         .assert()
         .success()
         .stdout(contains("dry run: nothing written"))
-        .stdout(contains("retime: 180 frames at 60 fps -> "))
+        .stdout(contains("retime: 180 frames (timecode 60 fps) -> "))
         .stdout(contains("mirror: "))
         .stdout(contains("smooth (one-euro"));
     assert!(!dry.exists());
@@ -551,7 +555,7 @@ fn info_tells_a_steady_thirty_hertz_cadence_and_real_gaps_only() {
     let shown = run(&[&"info", &alex()]);
     assert!(
         shown.contains("cadence    30.000 Hz, steady")
-            && shown.contains("every 2 frames at 60.000 fps"),
+            && shown.contains("a frame every 2 timecode frames at 60 fps"),
         "{shown}"
     );
 }
@@ -589,7 +593,8 @@ fn plots_draw_png_and_svg_with_the_chosen_curves() {
         "legend"
     );
     assert!(!text.contains(">\nEyeBlinkLeft\n<"));
-    assert!(text.contains("24:53:15:"), "timecode on the axis");
+    // dao's count runs past a day: its labels wrap to 00:53:15.
+    assert!(text.contains("00:53:15:"), "timecode on the axis");
     // dao has one gap of 7 frames: shaded and named in the legend.
     assert!(text.contains(">\ngap\n<"));
     // info --plot writes one beside the take.
@@ -645,4 +650,91 @@ fn completions_and_man_pages_come_from_the_command_line() {
             .success()
             .stdout(contains("Examples:"));
     }
+}
+
+/// The first `rows` rows of alex_rom_3.csv moved so its first frame's label
+/// is `first` (a label at 60 fps), the labels wrapping at midnight.
+fn alex_moved(dir: &Path, name: &str, rows: usize, first: &str) -> PathBuf {
+    let day = 24.0 * 3600.0 * 60.0;
+    let label = |t: f64| {
+        let t = t.rem_euclid(day);
+        let whole = t.floor() as u64;
+        let millis = ((t - t.floor()) * 1000.0).floor() as u64;
+        let s = whole / 60;
+        format!(
+            "{:02}:{:02}:{:02}:{:02}.{millis:03}",
+            s / 3600,
+            s / 60 % 60,
+            s % 60,
+            whole % 60
+        )
+    };
+    let times = csv_times(&alex());
+    let start: Vec<f64> = first.split(':').map(|p| p.parse().unwrap()).collect();
+    let start = ((start[0] * 60.0 + start[1]) * 60.0 + start[2]) * 60.0 + start[3];
+    let shift = start - times[0].floor();
+    let text = fs::read_to_string(alex()).unwrap();
+    let mut lines = text.lines();
+    let mut out = vec![lines.next().unwrap().to_string()];
+    for (line, t) in lines.zip(&times).take(rows) {
+        let (_, rest) = line.split_once(',').unwrap();
+        out.push(format!("{},{rest}", label(t + shift)));
+    }
+    let path = dir.join(name);
+    fs::write(&path, out.join("\n") + "\n").unwrap();
+    path
+}
+
+#[test]
+fn a_take_through_midnight_edits_as_it_runs() {
+    // 300 rows (10 s of the 30 Hz phone take) from 23:59:55:00.
+    let dir = temp();
+    let take = alex_moved(dir.path(), "midnight.csv", 300, "23:59:55:00");
+    let json: serde_json::Value = serde_json::from_str(&run(&[&"info", &"--json", &take])).unwrap();
+    let duration = json["duration_seconds"].as_f64().unwrap();
+    assert!((duration - 10.0).abs() < 0.1, "{json}");
+    assert_eq!(json["backward_jumps"], 0, "{json}");
+    assert_eq!(json["gaps"], 0, "{json}");
+    let last = json["last"]["timecode"].as_str().unwrap();
+    assert!(last.starts_with("00:00:04:"), "{last}");
+
+    let count = |args: &[&dyn AsRef<std::ffi::OsStr>]| {
+        let out = dir.path().join("out.gesichter");
+        let mut all: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"edit", &take, &out, &"--force"];
+        all.extend_from_slice(args);
+        run(&all);
+        llv_packets(&out)
+    };
+    // Retimed to 60 fps: twice the frames, the same 10 s, labels wrapping.
+    let sixty = count(&[&"--retime", &"60"]);
+    assert!((599..=601).contains(&sixty.len()), "{}", sixty.len());
+    let labels: Vec<String> = sixty
+        .iter()
+        .map(|p| frame(p).time.timecode().unwrap().to_string())
+        .collect();
+    assert!(labels.iter().all(|l| !l.starts_with("24")), "{labels:?}");
+    assert!(
+        labels.iter().any(|l| l.starts_with("00:00:00:")),
+        "{labels:?}"
+    );
+    // Seconds 3 to 7, and 23:59:58:00 to 00:00:02:00: 4 s, 120 frames each.
+    assert!((119..=121).contains(&count(&[&"--from-seconds", &"3", &"--to-seconds", &"7"]).len()));
+    let across = count(&[&"--from", &"23:59:58:00", &"--to", &"00:00:02:00"]);
+    assert!((119..=121).contains(&across.len()), "{}", across.len());
+
+    // Joined after it, alex's own start follows on from 00:00:05, below 24 h.
+    let second = alex_moved(dir.path(), "second.csv", 60, "13:13:04:31");
+    let joined = dir.path().join("joined.gesichter");
+    let said = run(&[&"edit", &take, &second, &"-o", &joined, &"--join"]);
+    let packets = llv_packets(&joined);
+    assert_eq!(packets.len(), 360);
+    let hours: Vec<u32> = packets
+        .iter()
+        .map(|p| frame(p).time.timecode().unwrap().hours)
+        .collect();
+    assert!(hours.iter().all(|h| *h == 23 || *h == 0), "{hours:?}");
+    let label = frame(&packets[300]).time.timecode().unwrap().to_string();
+    assert!(label.starts_with("00:00:05:"), "{label}");
+    // From 13:13:04 to 00:00:05 the next day: the short way is 10 h 47 min on.
+    assert!(said.contains("moved 10:47:00.4"), "{said}");
 }

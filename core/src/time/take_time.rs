@@ -77,6 +77,15 @@ impl TakeTime {
         Some(start_ns)
     }
 
+    /// The take time `time` would have as the next frame, without taking it
+    /// (an in or out point, compared with the frames by the same arithmetic):
+    /// `None` before the first frame, or for an invalid rate.
+    pub fn peek_nanos(&self, time: &FrameTime) -> Option<i128> {
+        self.run?;
+        let mut ahead = *self;
+        ahead.next_nanos(time)
+    }
+
     /// [`Self::next_nanos`] in seconds.
     pub fn next_seconds(&mut self, time: &FrameTime) -> Option<f64> {
         self.next_nanos(time).map(|ns| ns as f64 / 1e9)
