@@ -738,3 +738,74 @@ fn a_take_through_midnight_edits_as_it_runs() {
     // From 13:13:04 to 00:00:05 the next day: the short way is 10 h 47 min on.
     assert!(said.contains("moved 10:47:00.4"), "{said}");
 }
+
+/// alex_rom_3.csv's frames: times (s from the first) and values in packet order.
+fn alex_frames() -> Vec<(f64, [f32; COUNT])> {
+    let text = fs::read_to_string(alex()).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<usize> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .skip(2)
+        .map(|name| index_of(name).unwrap())
+        .collect();
+    let times = csv_times(&alex());
+    lines
+        .zip(&times)
+        .map(|(line, t)| {
+            let mut values = [0.0f32; COUNT];
+            for (field, &at) in line.split(',').skip(2).zip(&header) {
+                values[at] = field.parse().unwrap();
+            }
+            ((t - times[0]) / 60.0, values)
+        })
+        .collect()
+}
+
+#[test]
+fn retime_reads_a_phone_takes_curves_on_the_new_grid() {
+    // A phone take's frames sit on no fixed grid (alex_rom_3's capture clock
+    // drifts against its timecode, and it has gaps): retime reads the take's
+    // curves, linear between its frames, at each new frame's time. So CSV ->
+    // 60 -> 30 is CSV -> 30 bit for bit, every value is the interpolation of
+    // the phone's frames at its time, and it differs from the nearest phone
+    // frame by how far the face moved in between (host/README.md, retime).
+    let dir = temp();
+    let (sixty, thirty, direct) = (
+        dir.path().join("60.gesichter"),
+        dir.path().join("60-30.gesichter"),
+        dir.path().join("30.gesichter"),
+    );
+    run(&[&"edit", &alex(), &sixty, &"--retime", &"60"]);
+    run(&[&"edit", &sixty, &thirty, &"--retime", &"30"]);
+    run(&[&"edit", &alex(), &direct, &"--retime", &"30"]);
+    assert_eq!(llv_packets(&thirty), llv_packets(&direct));
+
+    let phone = alex_frames();
+    let first = frame(&llv_packets(&sixty)[0]).time;
+    let mut nearest_max = 0.0f32;
+    for packet in llv_packets(&sixty).iter().chain(&llv_packets(&thirty)) {
+        let f = frame(packet);
+        let t = f.time.seconds_since(&first).unwrap();
+        let j = phone.partition_point(|(pt, _)| *pt <= t + 1e-9) - 1;
+        let (t0, v0) = phone[j];
+        let (t1, v1) = phone.get(j + 1).copied().unwrap_or((t0, v0));
+        let alpha = if t1 > t0 { (t - t0) / (t1 - t0) } else { 0.0 };
+        let near = if t - t0 <= t1 - t { v0 } else { v1 };
+        for ((out, (a, b)), n) in f.blendshapes.iter().zip(v0.iter().zip(v1)).zip(near) {
+            let step = f64::from(b) - f64::from(*a);
+            let want = f64::from(*a) + step * alpha.min(1.0);
+            // Times travel as f32 subframes: a thousandth of a frame's step of slack.
+            let slack = 1e-6 + step.abs() * 1e-3;
+            assert!(
+                (f64::from(*out) - want).abs() < slack,
+                "{out} vs {want} at {t} s"
+            );
+            nearest_max = nearest_max.max((out - n).abs());
+        }
+    }
+    eprintln!("largest difference from the nearest phone frame: {nearest_max}");
+    // The bound host/README.md states for this take.
+    assert!(nearest_max > 0.0 && nearest_max < 0.34, "{nearest_max}");
+}
