@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use llv_core::blendshape::{index_of, COUNT};
 use llv_core::packet::FaceFrame;
+use llv_tests::phone::phone_take;
 use llv_tests::{example, fixture, llv, llv_packets, native_packets, Recorder};
 use predicates::str::contains;
 
@@ -652,44 +653,11 @@ fn completions_and_man_pages_come_from_the_command_line() {
     }
 }
 
-/// The first `rows` rows of alex_rom_3.csv moved so its first frame's label
-/// is `first` (a label at 60 fps), the labels wrapping at midnight.
-fn alex_moved(dir: &Path, name: &str, rows: usize, first: &str) -> PathBuf {
-    let day = 24.0 * 3600.0 * 60.0;
-    let label = |t: f64| {
-        let t = t.rem_euclid(day);
-        let whole = t.floor() as u64;
-        let millis = ((t - t.floor()) * 1000.0).floor() as u64;
-        let s = whole / 60;
-        format!(
-            "{:02}:{:02}:{:02}:{:02}.{millis:03}",
-            s / 3600,
-            s / 60 % 60,
-            s % 60,
-            whole % 60
-        )
-    };
-    let times = csv_times(&alex());
-    let start: Vec<f64> = first.split(':').map(|p| p.parse().unwrap()).collect();
-    let start = ((start[0] * 60.0 + start[1]) * 60.0 + start[2]) * 60.0 + start[3];
-    let shift = start - times[0].floor();
-    let text = fs::read_to_string(alex()).unwrap();
-    let mut lines = text.lines();
-    let mut out = vec![lines.next().unwrap().to_string()];
-    for (line, t) in lines.zip(&times).take(rows) {
-        let (_, rest) = line.split_once(',').unwrap();
-        out.push(format!("{},{rest}", label(t + shift)));
-    }
-    let path = dir.join(name);
-    fs::write(&path, out.join("\n") + "\n").unwrap();
-    path
-}
-
 #[test]
 fn a_take_through_midnight_edits_as_it_runs() {
     // 300 rows (10 s of the 30 Hz phone take) from 23:59:55:00.
     let dir = temp();
-    let take = alex_moved(dir.path(), "midnight.csv", 300, "23:59:55:00");
+    let take = phone_take(dir.path(), "midnight.csv", 300, Some("23:59:55:00"));
     let json: serde_json::Value = serde_json::from_str(&run(&[&"info", &"--json", &take])).unwrap();
     let duration = json["duration_seconds"].as_f64().unwrap();
     assert!((duration - 10.0).abs() < 0.1, "{json}");
@@ -723,7 +691,7 @@ fn a_take_through_midnight_edits_as_it_runs() {
     assert!((119..=121).contains(&across.len()), "{}", across.len());
 
     // Joined after it, alex's own start follows on from 00:00:05, below 24 h.
-    let second = alex_moved(dir.path(), "second.csv", 60, "13:13:04:31");
+    let second = phone_take(dir.path(), "second.csv", 60, None);
     let joined = dir.path().join("joined.gesichter");
     let said = run(&[&"edit", &take, &second, &"-o", &joined, &"--join"]);
     let packets = llv_packets(&joined);
