@@ -106,7 +106,7 @@ pub fn run(args: Args) -> Result<()> {
     progress.finish_and_clear();
     let secs = report.elapsed.as_secs_f64();
     console::print(&format!(
-        "{} {} frames to {} target(s) in {:.3} s (mean {:.3} fps{}; latest send {:.3} ms after its deadline, {}){}\n",
+        "{} {} frames to {} target(s) in {:.3} s (mean {:.3} Hz{}; latest send {:.3} ms after its deadline, {}){}\n",
         if report.stopped {
             "stopped after"
         } else {
