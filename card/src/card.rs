@@ -137,6 +137,8 @@ pub enum CardFault {
     },
     /// In, but no FAT16/FAT32 volume could be mounted.
     NoVolume(&'static str),
+    /// In, but it does not come up (the slot's words: a card that stays busy).
+    Unusable(&'static str),
     /// A file that did not check out (the last one found).
     BadTake {
         /// Its 8.3 name.
@@ -164,6 +166,7 @@ impl fmt::Display for CardFault {
                 f.write_str("card pulled out: its takes are back when it is in again")
             }
             CardFault::NoVolume(why) => write!(f, "card: no FAT16/FAT32 volume ({why})"),
+            CardFault::Unusable(why) => write!(f, "card: {why}"),
             CardFault::BadTake { file, why } => write!(f, "card: {DIR}/{file} not listed: {why}"),
             CardFault::Duplicate { file } => {
                 write!(f, "card: {DIR}/{file} not listed: its name is taken")
@@ -491,6 +494,15 @@ impl<D: Slot> Card<D> {
                 self.tried = false;
                 if self.mounted.is_some() {
                     self.lose(None);
+                }
+                // A card in the slot that does not come up is a fault; an
+                // empty slot leaves what was said before (a card pulled out).
+                match self.port.unusable().await {
+                    Some(why) => self.fault = Some(CardFault::Unusable(why)),
+                    None if matches!(self.fault, Some(CardFault::Unusable(_))) => {
+                        self.fault = None;
+                    }
+                    None => {}
                 }
                 return Scanned::Idle;
             }

@@ -57,6 +57,13 @@ pub trait Blocks {
     async fn read(&mut self, block: u64, buf: &mut BlockBuf) -> Result<(), BlockError>;
     /// Writes `buf` to block `block`.
     async fn write(&mut self, block: u64, buf: &BlockBuf) -> Result<(), BlockError>;
+    /// Why the card in the slot cannot be used, when the last
+    /// [`Blocks::present`] found one that did not come up (one that stays
+    /// busy past its power-up deadline); `None` otherwise, and for a driver
+    /// that cannot tell.
+    fn unusable(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// A card driver the box can keep: [`Blocks`] that live as long as the box.
@@ -100,6 +107,12 @@ impl<B: Blocks> CardPort<B> {
             s.fetched = None;
         }
         size.is_some()
+    }
+
+    /// Why the card in the slot cannot be used, if the driver says so
+    /// ([`Blocks::unusable`]).
+    pub async fn unusable(&self) -> Option<&'static str> {
+        self.state.lock().await.blocks.unusable()
     }
 
     /// Whether a card is in and answers: the driver's word, and a fresh read
@@ -233,5 +246,9 @@ impl<B: Blocks> Blocks for Option<B> {
             Some(b) => b.write(block, buf).await,
             None => Err(BlockError::Removed),
         }
+    }
+
+    fn unusable(&self) -> Option<&'static str> {
+        self.as_ref().and_then(Blocks::unusable)
     }
 }

@@ -799,3 +799,57 @@ fn a_chase_offset_is_a_label_and_freewheel_at_most_an_hour() {
         llv_core::chase::AfterFreewheel::Hold
     );
 }
+
+/// The bytes `docs/control-protocol.md` quotes as examples: each appears in
+/// the document as written and is what the codec writes.
+#[test]
+fn the_documents_examples_are_what_the_codec_writes() {
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/control-protocol.md"
+    ))
+    .expect("docs/control-protocol.md");
+    let hex = |bytes: &[u8]| {
+        let spaced: std::vec::Vec<std::string::String> =
+            bytes.iter().map(|b| format!("{b:02x}")).collect();
+        format!("`{}`", spaced.join(" "))
+    };
+    let mut framed = [0u8; 64];
+    let hello = encode(
+        &Request::Hello {
+            protocol: 1,
+            token: None,
+        },
+        &mut framed,
+    )
+    .unwrap()
+    .to_vec();
+    let set = body(&Request::SetSettings {
+        changes: [Setting::Targets(dao_target()), Setting::Token(None)]
+            .into_iter()
+            .collect(),
+    });
+    let osc_port = body(&Setting::OscPort(Some(53000)));
+    let box_name = body(&Setting::Name(Some(name("stage-left"))));
+    let error = body(&Response::error(ErrorCode::NotFound, "no take"));
+    let mut varints = [0u8; 8];
+    let three_hundred = postcard::to_slice(&300u32, &mut varints).unwrap().to_vec();
+    let port = postcard::to_slice(&11111u16, &mut varints)
+        .unwrap()
+        .to_vec();
+    for (what, bytes) in [
+        ("Hello for protocol 1 without a token", hello),
+        ("SetSettings with Targets and Token(None)", set),
+        ("OscPort(Some(53000))", osc_port),
+        ("Error { NotFound, \"no take\" }", error),
+        ("the varint 300", three_hundred),
+        ("the varint 11111", port),
+    ] {
+        let quoted = hex(&bytes);
+        assert!(doc.contains(&quoted), "{what}: the codec writes {quoted}");
+    }
+    // The name's example quotes its first three bytes and the name after them.
+    assert_eq!(box_name[..3], [0x05, 0x01, 0x0a]);
+    assert_eq!(&box_name[3..], b"stage-left");
+    assert!(doc.contains("`05 01 0a` and the ten bytes of the name"));
+}

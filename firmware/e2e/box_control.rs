@@ -52,20 +52,27 @@ fn power_cut_during_an_upload_leaves_the_first_take_intact() {
     let crc = flash_dao(&b);
     let used = b.json(&["box", "{box}", "status", "--json"])["used_bytes"].clone();
 
-    // A second upload, cut after 20 KiB of 40: the image bytes do not matter
-    // since it never commits.
+    // A second upload of a 40 KiB image, cut after its first 20 KiB.
+    let frames = 124;
+    let mut image = vec![0u8; llv_core::take::image_len(frames, 320 * frames as usize)];
+    let mut w = llv_core::take::ImageWriter::new(&mut image, "cut", frames).unwrap();
+    for i in 0..frames {
+        w.push(i * 16_667, &[i as u8; 320]).unwrap();
+    }
+    w.finish(frames * 16_667).unwrap();
+    let header = llv_core::take::TakeHeader::parse(&image).unwrap();
     let mut s = connect(b.port).unwrap();
     let begin = framed(&Request::UploadBegin {
         name: "cut",
-        total_len: 40 * 1024,
-        crc32: 0x1234_5678,
+        total_len: header.total_len,
+        crc32: header.crc32,
         place: llv_core::control::Place::Internal,
     });
     assert_eq!(exchange(&mut s, &begin).unwrap(), Response::Ok);
-    for i in 0..20u32 {
+    for (i, part) in image[..20 * 1024].chunks(1024).enumerate() {
         let chunk = framed(&Request::UploadChunk {
-            offset: i * 1024,
-            data: &[0xA5; 1024],
+            offset: (i * 1024) as u32,
+            data: part,
         });
         assert_eq!(exchange(&mut s, &chunk).unwrap(), Response::Ok, "chunk {i}");
     }

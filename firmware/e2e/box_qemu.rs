@@ -80,7 +80,7 @@ fn run_box(
             Err(e) => panic!("recv: {e}"),
         }
         if exited.is_none() {
-            if let Some(status) = qemu.0.try_wait().expect("try_wait") {
+            if let Some(status) = qemu.child().try_wait().expect("try_wait") {
                 exited = Some((status, Instant::now()));
             }
         }
@@ -126,7 +126,7 @@ fn box_loops_forever_until_stopped() {
     }
     assert_eq!(received.len(), want, "frames before the time limit");
     assert!(
-        qemu.0.try_wait().expect("try_wait").is_none(),
+        qemu.child().try_wait().expect("try_wait").is_none(),
         "a box with loop=forever is still playing"
     );
     for (i, got) in received.iter().enumerate() {

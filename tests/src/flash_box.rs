@@ -16,7 +16,7 @@ use llv_core::packet::FaceFrame;
 use serde_json::Value;
 
 use crate::files::repo_root;
-use crate::qemu::{build_firmware, spawn_box, KillOnDrop};
+use crate::qemu::{build_firmware, spawn_box, QemuBox as Qemu};
 
 /// Bound for one `llv` command, one control exchange, or one boot.
 pub const TIMEOUT: Duration = Duration::from_secs(30);
@@ -92,7 +92,7 @@ pub fn free_udp_port() -> u16 {
 
 /// The box under QEMU with its flash file.
 pub struct QemuBox {
-    pub qemu: KillOnDrop,
+    pub qemu: Qemu,
     /// The control port, forwarded to 127.0.0.1.
     pub port: u16,
     /// The OSC port (UDP and TCP), forwarded to 127.0.0.1.
@@ -145,7 +145,7 @@ impl QemuBox {
                         artnet,
                     };
                 }
-                if let Some(status) = qemu.0.try_wait().unwrap() {
+                if let Some(status) = qemu.child().try_wait().unwrap() {
                     eprintln!("QEMU exited during boot ({status}): trying another port");
                     break;
                 }

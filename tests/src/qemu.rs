@@ -1,57 +1,27 @@
-//! QEMU in the tests: the firmware built once per feature set, a box
-//! process killed on drop.
+//! QEMU in the tests: the firmware built once per feature set, a box booted
+//! with its log decoded (`llv_qemu_box`, the runner people use too).
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+use llv_qemu_box::Boot;
+pub use llv_qemu_box::QemuBox;
 
 /// Bound for building the firmware.
 const BUILD_TIMEOUT: Duration = Duration::from_secs(900);
 
-/// Kills and reaps the child process when dropped, whatever happened.
-pub struct KillOnDrop(pub Child);
-
-impl KillOnDrop {
-    /// Waits for the process at most `limit`; None if it is still running.
-    pub fn wait_for(&mut self, limit: Duration) -> Option<ExitStatus> {
-        let end = Instant::now() + limit;
-        while Instant::now() < end {
-            if let Some(status) = self.0.try_wait().expect("try_wait") {
-                return Some(status);
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        None
-    }
-}
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Boots `elf` on QEMU's MPS2-AN386 with semihosting and user networking
 /// (`nic` holds any extra `-nic user` options, e.g. `,hostfwd=...`) and the box
-/// command line `append`; the child is killed on drop.
-pub fn spawn_box(elf: &Path, nic: &str, append: &str) -> KillOnDrop {
-    let child = Command::new("qemu-system-arm")
-        .args(["-M", "mps2-an386", "-nographic"])
-        .args(["-monitor", "none", "-serial", "none"])
-        .args(["-semihosting-config", "enable=on,target=native"])
-        .arg("-nic")
-        .arg(format!("user,model=lan9118{nic}"))
-        .arg("-kernel")
-        .arg(elf)
-        .arg("-append")
-        .arg(append)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start qemu-system-arm (apt-get install qemu-system-arm)");
-    KillOnDrop(child)
+/// command line `append`. The box is killed on drop; its log is decoded as it
+/// comes (`llv_qemu_box`), and a failing test prints its last lines.
+pub fn spawn_box(elf: &Path, nic: &str, append: &str) -> QemuBox {
+    let boot = Boot {
+        append,
+        ports: None,
+        nic,
+    };
+    QemuBox::boot(elf, &boot, false).expect("booting the box under QEMU")
 }
 
 /// Builds the QEMU firmware in release (a no-op when up to date) and returns the ELF.
@@ -74,16 +44,24 @@ pub fn build_firmware_with(root: &Path, features: &[&str]) -> PathBuf {
     if !features.is_empty() {
         command.arg("--features").arg(features.join(","));
     }
-    let child = command
+    let mut build = command
         .current_dir(&firmware)
         .env("CARGO_TARGET_DIR", &target_dir)
         .stdin(Stdio::null())
         .spawn()
         .expect("run cargo for the firmware");
-    let mut build = KillOnDrop(child);
-    let status = build
-        .wait_for(BUILD_TIMEOUT)
-        .expect("firmware build timed out");
+    let end = Instant::now() + BUILD_TIMEOUT;
+    let status = loop {
+        if let Some(status) = build.try_wait().expect("waiting for cargo") {
+            break status;
+        }
+        if Instant::now() >= end {
+            let _ = build.kill();
+            let _ = build.wait();
+            panic!("the firmware build took over {BUILD_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
     assert!(status.success(), "firmware build failed: {status}");
     let elf = target_dir.join("thumbv7em-none-eabihf/release/llv-box-qemu");
     assert!(elf.is_file(), "no firmware at {}", elf.display());

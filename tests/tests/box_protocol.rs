@@ -242,7 +242,8 @@ fn play_stop_delete_and_status() {
     let status = b.json(&["box", &b.addr(), "status", "--json"]);
     assert_eq!(status["playing"]["take"], "take one");
     assert_eq!(status["firmware"], "soft-0.1.0");
-    assert!(status["used_bytes"].as_u64().unwrap() >= 60_000);
+    // The one take's image (dao: 180 frames, 59 104 bytes).
+    assert_eq!(status["used_bytes"], 59_104);
     b.llv(&["box", &b.addr(), "status"])
         .success()
         .stdout(contains("up 0:01:01"));
@@ -414,16 +415,18 @@ fn garbage_oversized_and_old_hosts_get_errors_and_the_box_goes_on() {
     let mut s = TcpStream::connect(b.addr).unwrap();
     s.set_read_timeout(Some(TIMEOUT)).unwrap();
     exchange(&mut s, &hello);
+    let image = llv_control::mock::synthetic_image("half", 16, 3);
+    let header = llv_core::take::TakeHeader::parse(&image).unwrap();
     let begin = framed(&Request::UploadBegin {
         name: "half",
-        total_len: 5000,
-        crc32: 1,
+        total_len: header.total_len,
+        crc32: header.crc32,
         place: llv_core::control::Place::Internal,
     });
     assert_eq!(exchange(&mut s, &begin), Response::Ok);
     let chunk = framed(&Request::UploadChunk {
         offset: 0,
-        data: &[0u8; 1000],
+        data: &image[..1000],
     });
     assert_eq!(exchange(&mut s, &chunk), Response::Ok);
     drop(s);

@@ -1,8 +1,8 @@
-//! Readers and writers stream: on a take of 400,000 frames, `convert`,
+//! Readers and writers stream: on a take of 300,000 frames, `convert`,
 //! `unpack`, `pack`, `edit` and `retarget` each stay under 64 MiB of peak
 //! memory (read from the kernel: `wait4`'s `ru_maxrss` of that one process),
 //! and what they write is complete. Held whole, the take's packets alone
-//! would be 128 MB, so a command that does not stream fails here. The
+//! would be 96 MB, so a command that does not stream fails here. The
 //! benchmark runs the same on a million frames:
 //! `LLV_MEMORY_FRAMES=1000000 cargo nextest run -p llv-tests --test cli_memory`.
 //!
@@ -20,12 +20,12 @@ use llv_tests::{example, fixture, llv_measured, llv_packets};
 
 /// Peak memory any of these runs may reach.
 const LIMIT_KIB: i64 = 64 * 1024;
-/// Frames in the take: `LLV_MEMORY_FRAMES`, else 400,000.
+/// Frames in the take: `LLV_MEMORY_FRAMES`, else 300,000.
 fn frames() -> usize {
     std::env::var("LLV_MEMORY_FRAMES")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(400_000)
+        .unwrap_or(300_000)
 }
 
 /// The frame-number offset of a packet: after version, id and subject.

@@ -2,10 +2,16 @@
 //! piece at a time ([`llv_card::Card::step`]), letting the player and
 //! the doors at the library between pieces; notices a card pulled out; and
 //! plays the autoplay take once the first card scan since power-up found it.
+//!
+//! A card that is in but does not come up (the slot says it stays busy past
+//! its power-up deadline, which costs up to a second of the slot's time at
+//! every look) is looked at less and less often, down to once every
+//! [`BACKOFF_MAX`], and `Status` reports it unusable until it comes up or
+//! leaves the slot.
 
 use embassy_time::{Duration, Timer};
 use embedded_storage_async::nor_flash::NorFlash;
-use llv_card::{Scanned, Slot};
+use llv_card::{CardFault, Scanned, Slot};
 use llv_core::settings::Settings;
 
 use crate::device::{autoplay, BoxState};
@@ -17,6 +23,40 @@ use crate::read_ahead::SharedLibrary;
 /// [`llv_card::card::LOOK_EVERY`]).
 pub const STEP_EVERY: Duration = Duration::from_millis(250);
 
+/// The longest wait between two looks at a card that does not come up.
+pub const BACKOFF_MAX: Duration = Duration::from_secs(8);
+
+/// How long the keeper waits before stepping an idle card again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Backoff {
+    wait: Duration,
+}
+
+impl Backoff {
+    /// [`STEP_EVERY`].
+    pub const fn new() -> Self {
+        Backoff { wait: STEP_EVERY }
+    }
+
+    /// The wait after a look that found the card `unusable` or not: twice
+    /// the last one while it stays unusable, at most [`BACKOFF_MAX`];
+    /// [`STEP_EVERY`] otherwise.
+    pub fn next(&mut self, unusable: bool) -> Duration {
+        self.wait = if unusable {
+            (self.wait * 2).min(BACKOFF_MAX)
+        } else {
+            STEP_EVERY
+        };
+        self.wait
+    }
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// Keeps the card forever (see the module docs).
 pub async fn keep_card<F: NorFlash, D: Slot>(
     library: &SharedLibrary<F, D>,
@@ -24,8 +64,17 @@ pub async fn keep_card<F: NorFlash, D: Slot>(
     settings: &Settings,
 ) -> ! {
     let mut autoplayed = false;
+    let mut backoff = Backoff::new();
     loop {
-        let scanned = library.lock().await.card.step().await;
+        let (scanned, unusable) = {
+            let mut library = library.lock().await;
+            let scanned = library.card.step().await;
+            let unusable = match library.card.fault() {
+                Some(CardFault::Unusable(why)) => Some(*why),
+                _ => None,
+            };
+            (scanned, unusable)
+        };
         match scanned {
             Scanned::Reading => embassy_futures::yield_now().await,
             Scanned::Checked { file, verdict } => {
@@ -51,7 +100,40 @@ pub async fn keep_card<F: NorFlash, D: Slot>(
                 }
                 autoplayed = true;
             }
-            Scanned::Idle => Timer::after(STEP_EVERY).await,
+            Scanned::Idle => {
+                let was_unusable = backoff.wait > STEP_EVERY;
+                let wait = backoff.next(unusable.is_some());
+                if let (Some(why), false) = (unusable, was_unusable) {
+                    warning!(
+                        "card: {=str}; looking again at most every {=u64} s",
+                        why,
+                        BACKOFF_MAX.as_secs()
+                    );
+                }
+                Timer::after(wait).await;
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unusable_card_is_looked_at_less_and_less_often() {
+        let mut backoff = Backoff::new();
+        let waits: Vec<u64> = (0..7).map(|_| backoff.next(true).as_millis()).collect();
+        assert_eq!(waits, [500, 1000, 2000, 4000, 8000, 8000, 8000]);
+    }
+
+    #[test]
+    fn anything_else_is_looked_at_every_step() {
+        let mut backoff = Backoff::new();
+        assert_eq!(backoff.next(false), STEP_EVERY);
+        backoff.next(true);
+        backoff.next(true);
+        assert_eq!(backoff.next(false), STEP_EVERY);
+        assert_eq!(backoff.next(true).as_millis(), 500);
     }
 }

@@ -21,7 +21,7 @@ use llv_control::Take;
 use llv_core::packet::{FaceFrame, MAX_LEN};
 use llv_core::settings::SUBJECT_LEN;
 
-use crate::ring::FrameRing;
+use crate::ring::{FrameRing, HEAD};
 use crate::source::{Frame, FrameSource};
 
 /// The library (flash store and card) shared by the control session, the
@@ -31,10 +31,14 @@ pub type SharedLibrary<F, D> = Mutex<CriticalSectionRawMutex, BoxLibrary<F, D>>;
 /// The subject every sent frame gets, if renamed; changed by the settings at any time.
 pub type SubjectCell = BlockingMutex<CriticalSectionRawMutex, RefCell<Option<String<SUBJECT_LEN>>>>;
 
-/// Bytes of read-ahead: 2.4 s of Live Link Face's usual 320-byte frames at
-/// 60 fps (the H7's sector erase takes 1.1 s, at worst 2.2 s), 1 s of the
-/// largest possible (774 bytes, long device id and subject).
-pub const READ_AHEAD: usize = 46 * 1024;
+/// Frames the read-ahead holds when full, of the largest possible (774
+/// bytes: a long device id and subject): 2.5 s at 60 fps, longer than the
+/// STM32H7's worst sector erase (2.2 s; 1.1 s typical).
+pub const READ_AHEAD_FRAMES: usize = 150;
+
+/// Bytes of read-ahead: [`READ_AHEAD_FRAMES`] records of the largest packet
+/// (114.3 KiB; about 6 s of Live Link Face's usual 320-byte frames).
+pub const READ_AHEAD: usize = READ_AHEAD_FRAMES * (HEAD + MAX_LEN);
 
 /// Frames read into the ring per frame played at most, once it holds some: a
 /// ring drained by an erase refills over the next few frames instead of in one
@@ -185,13 +189,21 @@ impl<F: NorFlash, D: Slot, const N: usize> FrameSource for StoreSource<'_, F, D,
             self.filled = false;
         }
         // Dry (a start, a seek, or an erase outlasted the ring): wait for the
-        // store. A start fills the ring before its first frame; a seek (a
-        // chase's locate, due now) reads a few frames and the ring fills as
-        // it plays.
+        // store. A start fills the ring before its first frame, [`TOP_UP`]
+        // frames at a time with the rest of the box let in between (a full
+        // ring is up to 150 largest frames: a few milliseconds of flash
+        // reads on the STM32H7, far more through QEMU's semihosting); a seek
+        // (a chase's locate, due now) reads one such batch and the ring
+        // fills as it plays.
         if self.ring.is_empty() {
-            let most = if seek { TOP_UP } else { usize::MAX };
             let mut store = self.store.lock().await;
-            self.fill(&mut store, most).await?;
+            loop {
+                self.fill(&mut store, TOP_UP).await?;
+                if seek || !self.ring.fits(MAX_LEN) {
+                    break;
+                }
+                embassy_futures::yield_now().await;
+            }
         }
         let mut raw = [0u8; MAX_LEN];
         if self.filled {

@@ -6,7 +6,7 @@
 //! bytes, wrapping around the end of the buffer.
 
 /// Bytes of a frame's record before its packet.
-const HEAD: usize = 6;
+pub const HEAD: usize = 6;
 
 /// Frames in `N` bytes, first in first out.
 pub struct FrameRing<const N: usize> {

@@ -61,6 +61,19 @@ fn store_of_usual_frames(frames: u32) -> SharedStore<Flash> {
     store_of(image).0
 }
 
+/// A store holding take "t" of `frames` frames of the largest packet a take
+/// holds (774 bytes: a long device id and subject), 16.667 ms apart.
+fn store_of_largest_frames(frames: u32) -> SharedStore<Flash> {
+    let len = llv_core::packet::MAX_LEN;
+    let mut image = vec![0u8; llv_core::take::image_len(frames, len * frames as usize)];
+    let mut w = llv_core::take::ImageWriter::new(&mut image, "t", frames).unwrap();
+    for i in 0..frames {
+        w.push(i * 16_667, &vec![i as u8; len]).unwrap();
+    }
+    w.finish(frames * 16_667).unwrap();
+    store_of(image).0
+}
+
 fn store_of(image: Vec<u8>) -> (SharedStore<Flash>, Vec<u8>) {
     let h = TakeImage::parse(&image).unwrap().header().clone();
     let mut store = block_on(Store::mount(Flash::new(256 * 4096), 0..256 * 4096));
@@ -195,6 +208,27 @@ fn frames_stay_on_time_while_an_erase_holds_the_store() {
         Timer::after(Duration::from_secs(3)).await;
     });
     assert_eq!(sink.sent.len(), 300);
+    assert_on_time(&sink, start);
+}
+
+#[test]
+fn the_largest_frames_stay_on_time_through_the_worst_erase() {
+    let _clock = clock();
+    let store = store_of_largest_frames(400);
+    let state = BoxState::new();
+    let mut sink = Recorder::default();
+    let start = Instant::now();
+    with_player(&store, &state, &mut sink, async {
+        play(&store, &state, 1);
+        Timer::after(Duration::from_millis(500)).await;
+        // The ring is full (a start fills it, as an erase waits for it to
+        // be); then an H7 sector erase at its worst: 2.2 s with the store held.
+        let held = store.lock().await;
+        Timer::after(Duration::from_millis(2200)).await;
+        drop(held);
+        Timer::after(Duration::from_secs(5)).await;
+    });
+    assert_eq!(sink.sent.len(), 400);
     assert_on_time(&sink, start);
 }
 

@@ -8,7 +8,7 @@
 //! - [`maybe`]: a flash the board may not have (its driver failed to start).
 //! - `mock` (feature `mock`): a NOR flash in RAM that cuts power on demand.
 //!
-//! The control session that drives it over the network is `llv-box-control`.
+//! The control session that drives it over the network is `llv-control`, through the box's library (`llv-box`'s `library`).
 //!
 //! # Wiring it into the firmware
 //!

@@ -14,8 +14,9 @@
 //!
 //! Survival: the blue USER button (B1, PC13) held at power-up clears the
 //! settings and keeps the takes (factory reset); the independent watchdog
-//! (IWDG1, [`WATCHDOG_TIMEOUT_US`]) restarts a hung box, and `Status` says so
-//! after the restart (RCC_RSR.IWDG1RSTF); a box without the ST-LINK's clock
+//! (IWDG1, [`WATCHDOG_TIMEOUT_US`]), started in the first line of `main`,
+//! restarts a hung box, and `Status` says so after the restart
+//! (RCC_RSR.IWDG1RSTF); a box without the ST-LINK's clock
 //! runs from HSI and says so; a flash that does not start leaves the box on
 //! the network with an empty, unusable store.
 #![no_std]
@@ -28,8 +29,8 @@ use embassy_net::{Runner, StackResources};
 use embassy_stm32::bind_interrupts;
 use embassy_stm32::eth::{self, Ethernet, GenericPhy, PacketQueue, Sma};
 use embassy_stm32::gpio::{Input, Pull};
-use embassy_stm32::peripherals::{ETH, ETH_SMA, IWDG1};
-use embassy_stm32::wdg::IndependentWatchdog;
+use embassy_stm32::peripherals::{ETH, ETH_SMA, SDMMC1};
+use embassy_stm32::sdmmc;
 use embassy_time::{Duration, Timer};
 use llv_box::boot::{Booted, PowerUp};
 use llv_box::chase_feed::ChaseFeedBuffers;
@@ -37,22 +38,22 @@ use llv_box::doors::DoorBuffers;
 use llv_box::listener::ControlBuffers;
 use llv_box::power_up::BoxParts;
 use llv_box::sink::SocketBuffers;
-use llv_box::watchdog::Watchdog;
+use llv_box::watchdog::{Handover, Watchdog, BOOT_LIMIT};
 use llv_box::{boot, power_up, BoxConfig};
 use llv_box_store::MaybeFlash;
 use llv_card::{Card, CardPort};
 use llv_core::settings::StaticAddress;
 use llv_hal_stm32h7::pll::{pll1, ClockSource};
-use llv_hal_stm32h7::{hse, Bank2Flash};
+use llv_hal_stm32h7::reset::{self, ResetCause};
+use llv_hal_stm32h7::watchdog::{Iwdg1, Plan};
+use llv_hal_stm32h7::{hse, Bank2Flash, SdPins, SdSlot};
 use static_cell::StaticCell;
 use {defmt_rtt as _, panic_probe as _};
-
-mod sd_card;
-use sd_card::{SdPins, SdSlot};
 
 bind_interrupts!(struct Irqs {
     ETH => eth::InterruptHandler;
     FLASH => llv_hal_stm32h7::InterruptHandler;
+    SDMMC1 => sdmmc::InterruptHandler<SDMMC1>;
 });
 
 type Device = Ethernet<'static, ETH, GenericPhy<Sma<'static, ETH_SMA>>>;
@@ -66,6 +67,18 @@ const SOCKETS: usize = llv_box::SOCKETS;
 /// The watchdog restarts a box not fed for this long (the LSI's ±10 % included,
 /// far above `llv_box::watchdog::FEED_EVERY`).
 const WATCHDOG_TIMEOUT_US: u32 = 4_000_000;
+
+/// IWDG1's prescaler and reload for [`WATCHDOG_TIMEOUT_US`] (/32, 3999).
+const WATCHDOG: Plan = match Plan::for_timeout(WATCHDOG_TIMEOUT_US) {
+    Some(plan) => plan,
+    None => panic!("no IWDG1 plan for the watchdog's timeout"),
+};
+
+/// IWDG1, started in the first line of `main`.
+static DOG: StaticCell<Iwdg1> = StaticCell::new();
+
+/// The watchdog passes from the power-up's feeder to the box's keeper.
+static HANDOVER: Handover = Handover::new();
 
 /// The store: all of flash bank 2 (0x0810_0000, eight 128 KiB sectors), as
 /// offsets from the start of flash. The store addresses it from 0.
@@ -131,15 +144,6 @@ fn clocks(source: ClockSource) -> embassy_stm32::Config {
     config
 }
 
-/// Whether the last reset came from the independent watchdog; clears the
-/// reset flags so the next reset reads fresh (RM0433 8.7.37, RCC_RSR).
-fn watchdog_reset() -> bool {
-    use embassy_stm32::pac::RCC;
-    let by_watchdog = RCC.rsr().read().iwdg1rstf();
-    RCC.rsr().modify(|w| w.set_rmvf(true));
-    by_watchdog
-}
-
 /// Whether the USER button (B1: PC13, high when pressed, pulled down on the
 /// board) is held through 50 ms of power-up.
 async fn user_button_held(pin: Input<'_>) -> bool {
@@ -154,19 +158,50 @@ async fn user_button_held(pin: Input<'_>) -> bool {
 
 #[embassy_executor::main]
 async fn main(spawner: Spawner) {
+    // The watchdog first: whatever hangs from here on restarts the box.
+    let (dog, settled) = Iwdg1::start(WATCHDOG);
+    // Then the instruction cache: without it every instruction is fetched
+    // from flash at 2 wait states. The data cache stays off: the Ethernet
+    // and SDMMC DMA buffers and the flash driver rely on uncached memory.
+    if let Some(mut core) = cortex_m::Peripherals::take() {
+        core.SCB.enable_icache();
+    }
+    let dog = DOG.init(dog);
+    // Why the chip reset decides how long the ST-LINK's clock may take.
+    let reset = reset::take();
     // embassy's own wait for HSE never ends: probe it first, with a bound.
-    let clock = hse::probe_hse_bypass();
+    // The probe feeds the watchdog at every look (each millisecond), so even
+    // its 3 s after a power-on cannot trip the 4 s started above.
+    let probe = hse::probe_hse_bypass(hse::wait_ms(reset), || dog.feed());
+    let clock = probe.source;
     let p = embassy_stm32::init(clocks(clock));
+    // The executor's timers run from here on: the power-up's feeder takes
+    // over until the box's keeper does.
+    spawner.spawn(boot_watchdog(Dog(dog)).unwrap());
+    if settled {
+        defmt::info!("watchdog: IWDG1, {=u32} ms", WATCHDOG.timeout_us() / 1000);
+    } else {
+        defmt::warn!(
+            "watchdog: IWDG1 did not confirm its timeout; it runs on its reset values (512 ms)"
+        );
+    }
     match clock {
-        ClockSource::Hse => defmt::info!("clock: {=str} (ST-LINK MCO) -> PLL1 400 MHz", clock.name()),
+        ClockSource::Hse => defmt::info!(
+            "clock: {=str}, there {=u32} ms after a {=str} reset; PLL1 400 MHz",
+            clock.words(),
+            probe.waited_ms,
+            reset.name()
+        ),
         ClockSource::Hsi => defmt::warn!(
-            "clock: HSE did not start, {=str} -> PLL1 400 MHz; timing only as good as the RC oscillator",
-            clock.name()
+            "clock: {=str}; no clock from the ST-LINK within {=u32} ms of a {=str} reset; PLL1 400 MHz",
+            clock.words(),
+            probe.waited_ms,
+            reset.name()
         ),
     }
     let power_up = PowerUp {
         factory_reset: user_button_held(Input::new(p.PC13, Pull::Down)).await,
-        watchdog_reset: watchdog_reset(),
+        watchdog_reset: reset == ResetCause::Watchdog,
         clock_fallback: clock == ClockSource::Hsi,
     };
     defmt::info!(
@@ -215,18 +250,20 @@ async fn main(spawner: Spawner) {
         packets, p.ETH, Irqs, p.PA1, p.PA7, p.PC4, p.PC5, p.PG13, p.PB13, p.PG11, mac, p.ETH_SMA,
         p.PA2, p.PC1,
     );
-    let watchdog = IndependentWatchdog::new(p.IWDG1, WATCHDOG_TIMEOUT_US);
     // The store is mounted in the box's task: its mount shares that task's
     // memory with the running box instead of holding some of its own.
-    let card = SdSlot::new(SdPins {
-        sdmmc: p.SDMMC1,
-        ck: p.PC12,
-        cmd: p.PD2,
-        d0: p.PC8,
-        d1: p.PC9,
-        d2: p.PC10,
-        d3: p.PC11,
-    });
+    let card = SdSlot::new(
+        SdPins {
+            sdmmc: p.SDMMC1,
+            ck: p.PC12,
+            cmd: p.PD2,
+            d0: p.PC8,
+            d1: p.PC9,
+            d2: p.PC10,
+            d3: p.PC11,
+        },
+        Irqs,
+    );
     let board = Board {
         card,
         flash,
@@ -236,7 +273,7 @@ async fn main(spawner: Spawner) {
         seed,
         mac,
     };
-    spawner.spawn(box_task(spawner, board, watchdog).unwrap());
+    spawner.spawn(box_task(spawner, board, Dog(dog)).unwrap());
 }
 
 /// What the box's task takes from the board's start-up.
@@ -255,24 +292,29 @@ async fn net_task(mut runner: Runner<'static, Device>) -> ! {
     runner.run().await
 }
 
-/// IWDG1, started on its first feed (it cannot be stopped once started).
-struct Iwdg {
-    dog: IndependentWatchdog<'static, IWDG1>,
-    running: bool,
+/// IWDG1 as the box feeds it.
+#[derive(Clone, Copy)]
+struct Dog(&'static Iwdg1);
+
+impl Watchdog for Dog {
+    fn feed(&mut self) {
+        self.0.feed();
+    }
 }
 
-impl Watchdog for Iwdg {
-    fn feed(&mut self) {
-        if !self.running {
-            self.dog.unleash();
-            self.running = true;
-        }
-        self.dog.pet();
+/// Feeds the watchdog through the power-up (see [`Handover`]).
+#[embassy_executor::task]
+async fn boot_watchdog(dog: Dog) {
+    if !HANDOVER.boot(dog).await {
+        defmt::error!(
+            "power-up not done after {=u64} s: the watchdog restarts the box",
+            BOOT_LIMIT.as_secs()
+        );
     }
 }
 
 #[embassy_executor::task]
-async fn box_task(spawner: Spawner, board: Board, dog: IndependentWatchdog<'static, IWDG1>) {
+async fn box_task(spawner: Spawner, board: Board, dog: Dog) {
     let Board {
         card,
         flash,
@@ -305,10 +347,7 @@ async fn box_task(spawner: Spawner, board: Board, dog: IndependentWatchdog<'stat
     let control = CONTROL.init(ControlBuffers::new());
     let show = SHOW.init(DoorBuffers::new());
     let timecode = TIMECODE.init(ChaseFeedBuffers::new());
-    let mut watchdog = Iwdg {
-        dog,
-        running: false,
-    };
+    let mut watchdog = HANDOVER.keeper(dog);
     let name = llv_box::config::default_name(&mac);
     let parts = BoxParts {
         firmware: FIRMWARE,

@@ -25,6 +25,16 @@ impl ClockSource {
             ClockSource::Hsi => "HSI 64 MHz",
         }
     }
+
+    /// What the clock is, in words, for the log at power-up.
+    pub const fn words(self) -> &'static str {
+        match self {
+            ClockSource::Hse => "the ST-LINK's 8 MHz clock (HSE bypass), crystal accurate",
+            ClockSource::Hsi => {
+                "the internal 64 MHz RC oscillator (HSI): timing only as good as an RC oscillator"
+            }
+        }
+    }
 }
 
 /// One PLL1 plan: input frequency and dividers, as the RCC registers take them.
