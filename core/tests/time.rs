@@ -32,7 +32,7 @@ fn rates_parse_including_ntsc() {
 #[test]
 fn ntsc_rates_are_drop_frame_and_others_are_not() {
     assert!(DF30.is_drop_frame() && DF60.is_drop_frame());
-    assert!(FrameRate::new(60_000_0, 10_010).is_drop_frame());
+    assert!(FrameRate::new(600_000, 10_010).is_drop_frame());
     for rate in [
         FrameRate::new(24_000, 1001),
         FrameRate::new(30, 1),
