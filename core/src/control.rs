@@ -258,8 +258,9 @@ pub struct Played {
     pub ended: Ended,
 }
 
-/// How a playback ended.
+/// How a playback ended (in JSON by its [`Ended::name`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Ended {
     /// It played every loop it was asked for.

@@ -182,6 +182,6 @@ fn a_box_chases_the_phone_take_through_midnight() {
     let status = b.json(&["box", "{box}", "status", "--json"]);
     assert!(status["playing"].is_null(), "{status}");
     assert_eq!(status["last"]["take"], "phone", "{status}");
-    assert_eq!(status["last"]["ended"], "Stopped", "{status}");
+    assert_eq!(status["last"]["ended"], "stopped", "{status}");
     assert_eq!(status["last"]["frames"], indexes.len(), "{status}");
 }

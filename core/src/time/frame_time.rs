@@ -3,7 +3,6 @@
 
 use super::day::wrapped_diff;
 use super::rate::FrameRate;
-use super::timecode::Timecode;
 
 /// The qualified frame time of a packet: frame number plus subframe at a rate.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -77,19 +76,5 @@ impl FrameTime {
         let day = self.rate.micros_per_day()?;
         let us = wrapped_diff(self.micros_of_day()?, earlier.micros_of_day()?, day);
         Some(us as f64 / 1e6)
-    }
-
-    /// This time's label at its own rate (drop-frame at 29.97 and 59.94),
-    /// wrapped at 24 hours, with its subframe.
-    pub fn timecode(&self) -> Option<Timecode> {
-        let (hours, minutes, seconds, frames) = self.rate.label_of(self.frame_of_day()?)?;
-        Some(Timecode {
-            hours: u32::from(hours),
-            minutes,
-            seconds,
-            frames,
-            subframe: self.subframe,
-            drop_frame: self.rate.is_drop_frame(),
-        })
     }
 }

@@ -1,5 +1,6 @@
 //! Timecodes as people and the phone's CSV write them: `HH:MM:SS:FF.fff`, a
-//! label (`;` before the frames for drop-frame) plus a fraction of a frame.
+//! label (`;` before the frames for drop-frame) plus a fraction of a frame;
+//! and the way between a label and a frame time, both ways.
 
 use core::fmt;
 
@@ -124,6 +125,22 @@ impl Timecode {
             frame_number: i32::try_from(count).map_err(|_| TimecodeError::OutOfRange)?,
             subframe: self.subframe,
             rate,
+        })
+    }
+}
+
+impl FrameTime {
+    /// This time's label at its own rate (drop-frame at 29.97 and 59.94),
+    /// wrapped at 24 hours, with its subframe.
+    pub fn timecode(&self) -> Option<Timecode> {
+        let (hours, minutes, seconds, frames) = self.rate.label_of(self.frame_of_day()?)?;
+        Some(Timecode {
+            hours: u32::from(hours),
+            minutes,
+            seconds,
+            frames,
+            subframe: self.subframe,
+            drop_frame: self.rate.is_drop_frame(),
         })
     }
 }
