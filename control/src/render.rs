@@ -35,6 +35,9 @@ pub fn status_json(j: &mut Json<'_>, s: &Status) {
             number(j, "frame", u64::from(p.frame));
             number(j, "loops_done", u64::from(p.loops_done));
             number(j, "late_frames", u64::from(p.late_frames));
+            j.raw(",");
+            j.key("sending");
+            j.raw(if p.sending() { "true" } else { "false" });
             if let Some(c) = &p.chase {
                 j.raw(",");
                 j.key("chase");
@@ -78,6 +81,23 @@ pub fn status_json(j: &mut Json<'_>, s: &Status) {
         j.raw(",");
         j.key("card");
         card_json(j, card);
+    }
+    j.raw(",");
+    j.key("last");
+    match &s.last {
+        Some(l) => {
+            j.raw("{");
+            j.key("take");
+            j.string(&l.take);
+            number(j, "frames", u64::from(l.frames));
+            number(j, "late_frames", u64::from(l.late_frames));
+            number(j, "dropped", u64::from(l.dropped));
+            j.raw(",");
+            j.key("ended");
+            j.string(l.ended.name());
+            j.raw("}");
+        }
+        None => j.raw("null"),
     }
     j.raw("}");
 }

@@ -17,8 +17,8 @@
 
 use heapless::{String, Vec};
 use llv_core::control::{
-    bounded, decode, encode, ErrorCode, Fault, Place, Playing, Request, Response, Start, Status,
-    MAX_FAULTS, MAX_FRAME, MAX_RESPONSE, MAX_TAKES, PREFIX_LEN, PROTOCOL_VERSION,
+    bounded, decode, encode, ErrorCode, Fault, Place, Played, Playing, Request, Response, Start,
+    Status, MAX_FAULTS, MAX_FRAME, MAX_RESPONSE, MAX_TAKES, PREFIX_LEN, PROTOCOL_VERSION,
 };
 use llv_core::settings::{Sender, Settings, Target, MAX_TARGETS, TOKEN_LEN};
 use subtle::ConstantTimeEq;
@@ -40,6 +40,8 @@ pub trait Playback<T> {
     fn stop(&mut self);
     /// What is playing, if anything.
     fn playing(&self) -> Option<Playing>;
+    /// How the last playback went, from its end until the next one starts.
+    fn last(&self) -> Option<Played>;
     /// The box's monotonic clock: µs since power-up.
     fn clock_us(&self) -> u64;
     /// The box's IPv4 address, once it has one.
@@ -284,6 +286,7 @@ impl Session {
                     faults,
                     card: library.card(),
                     wear: library.wear(),
+                    last: device.last(),
                 }))
             }
             Request::List => Ok(Step::Wait(Pending::List {

@@ -776,6 +776,22 @@ fn the_pushed_state_carries_the_chase_state_and_its_timecode() {
         decode(&out[..n]).1,
         json!([1, "dao", 42, 1, "freewheel", "00:01:00;02"])
     );
+    // A chase that has stopped (or still waits) sends nothing: playing 0.
+    for (state, on) in [
+        (ChaseState::Stopped, 0),
+        (ChaseState::Waiting, 0),
+        (ChaseState::Locking, 0),
+        (ChaseState::Held, 1),
+    ] {
+        if let Some(chase) = playing.chase.as_mut() {
+            chase.state = state;
+        }
+        let n = state_message(&mut out, Some(&playing));
+        assert_eq!(
+            decode(&out[..n]).1,
+            json!([on, "dao", 42, 1, state.name(), "00:01:00;02"])
+        );
+    }
     playing.chase = None;
     let n = state_message(&mut out, Some(&playing));
     assert_eq!(decode(&out[..n]).1, json!([1, "dao", 42, 1, "off", ""]));

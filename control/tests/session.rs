@@ -7,7 +7,8 @@ use llv_control::mock::{synthetic_image as image, MemoryLibrary, RecordingPlayba
 use llv_control::session::{FRAME_BUF, RESPONSE_BUF};
 use llv_control::{Session, TakeLibrary};
 use llv_core::control::{
-    decode, encode, ErrorCode, Request, Response, Start, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
+    decode, encode, Ended, ErrorCode, Request, Response, Start, MAX_FRAME, PREFIX_LEN,
+    PROTOCOL_VERSION,
 };
 use llv_core::settings::{ChaseSpec, Setting, Target};
 use llv_core::take::TakeImage;
@@ -202,12 +203,18 @@ fn upload_list_play_delete_through_requests() {
         },
     );
     assert_eq!(code(&r), Some(ErrorCode::NotFound));
-    // Deleting the playing take stops it first.
+    // Deleting the playing take stops it first; the status keeps how it went.
     assert_eq!(
         b.send(&mut s, Request::Delete { name: "dao" }),
         Response::Ok
     );
     assert_eq!(b.device.playing, None);
+    let Response::Status(status) = b.send(&mut s, Request::Status) else {
+        panic!("no status")
+    };
+    assert_eq!(status.playing, None);
+    let last = status.last.expect("the last playback");
+    assert_eq!((last.take.as_str(), last.ended), ("dao", Ended::Stopped));
     assert_eq!(
         code(&b.send(&mut s, Request::Delete { name: "dao" })),
         Some(ErrorCode::NotFound)

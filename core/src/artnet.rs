@@ -32,9 +32,6 @@ pub const OP_TIME_CODE: u16 = 0x9700;
 /// The protocol version this code writes; older packets (lower versions) are refused.
 pub const PROTOCOL: u16 = 14;
 
-/// Frames of a 24-hour day at the nominal count of a type (drop-frame drops labels, not time).
-const DAY_SECONDS: u32 = 24 * 3600;
-
 /// The four timecode types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -100,13 +97,15 @@ impl TimecodeKind {
         .find(|k| k.rate() == rate)
     }
 
-    /// Frames in a day.
+    /// Frames in a day (drop-frame leaves out labels, not time).
     pub fn frames_per_day(self) -> u32 {
-        match self {
-            // 108 frames dropped an hour: 24 * (108,000 - 108).
-            TimecodeKind::DropFrame2997 => 24 * 107_892,
-            other => DAY_SECONDS * u32::from(other.base()),
-        }
+        // Every kind's rate is valid and its day fits.
+        self.rate().frames_per_day().unwrap_or(0)
+    }
+
+    /// µs a day of labels lasts (86,400 s; 86,399.9136 s for 29.97 drop-frame).
+    pub fn micros_per_day(self) -> u64 {
+        self.micros(u64::from(self.frames_per_day()))
     }
 
     /// Microseconds from frame 0 to frame `count` (exact, floored).
@@ -182,29 +181,20 @@ impl Label {
         self.hours < 24 && self.minutes < 60 && self.seconds < 60 && self.frames < 30
     }
 
-    /// Microseconds since 00:00:00:00 of this label in timecode of type `kind`
-    /// (a label `kind` lacks, such as frame 27 at 25 fps or a dropped
-    /// drop-frame label, counts its frames on from the second).
+    /// Microseconds since 00:00:00:00 of this label in timecode of type `kind`.
+    /// A label `kind` lacks counts its frames on from the first label of its
+    /// second: frame 27 at 25 fps is 27 frames into the second, a dropped
+    /// drop-frame label (`;00`, `;01` at most minutes) is the second's first
+    /// label (`;02`). A label that is not valid reads as 0.
     pub fn micros(&self, kind: TimecodeKind) -> u64 {
-        let tc = ArtTimeCode {
-            stream: 0,
-            hours: self.hours,
-            minutes: self.minutes,
-            seconds: self.seconds,
-            frames: self.frames,
-            kind,
+        let rate = kind.rate();
+        let (h, m, s) = (self.hours, self.minutes, self.seconds);
+        let first = (0..4).find_map(|f| rate.count_of((h, m, s, f)).map(|count| (f, count)));
+        let Some((first_frame, first_count)) = first else {
+            return 0;
         };
-        if tc.check().is_ok() {
-            return tc.micros();
-        }
-        let whole = ArtTimeCode { frames: 0, ..tc };
-        let second = if whole.check().is_ok() {
-            whole.micros()
-        } else {
-            u64::from(self.seconds) * 1_000_000
-                + (u64::from(self.hours) * 60 + u64::from(self.minutes)) * 60_000_000
-        };
-        second + kind.micros(u64::from(self.frames))
+        let count = first_count + u32::from(self.frames).saturating_sub(first_frame);
+        kind.micros(u64::from(count))
     }
 }
 
@@ -330,48 +320,39 @@ impl ArtTimeCode {
         if self.seconds >= 60 {
             return Err(ArtError::Seconds(self.seconds));
         }
-        let dropped = self.kind == TimecodeKind::DropFrame2997
-            && self.seconds == 0
-            && !self.minutes.is_multiple_of(10)
-            && self.frames < 2;
-        if self.frames >= self.kind.base() || dropped {
+        let label = (
+            self.hours,
+            self.minutes,
+            self.seconds,
+            u32::from(self.frames),
+        );
+        if self.kind.rate().count_of(label).is_none() {
             return Err(ArtError::Frames(self.frames));
         }
         Ok(())
     }
 
-    /// Frames since 00:00:00:00 (drop-frame labels skipped, so this counts real frames).
+    /// Frames since 00:00:00:00 (drop-frame labels skipped, so this counts
+    /// real frames); 0 for fields that [`Self::check`] refuses.
     pub fn frame_count(&self) -> u32 {
-        let base = u32::from(self.kind.base());
-        let minutes = u32::from(self.hours) * 60 + u32::from(self.minutes);
-        let labels = (minutes * 60 + u32::from(self.seconds)) * base + u32::from(self.frames);
-        match self.kind {
-            // Two labels dropped each minute but every tenth.
-            TimecodeKind::DropFrame2997 => labels - 2 * (minutes - minutes / 10),
-            _ => labels,
-        }
+        let label = (
+            self.hours,
+            self.minutes,
+            self.seconds,
+            u32::from(self.frames),
+        );
+        self.kind.rate().count_of(label).unwrap_or(0)
     }
 
     /// The timecode of frame `count` (modulo a day) of type `kind` on `stream`.
     pub fn from_frame_count(count: u32, kind: TimecodeKind, stream: u8) -> ArtTimeCode {
-        let count = count % kind.frames_per_day();
-        let base = u32::from(kind.base());
-        let labels = match kind {
-            TimecodeKind::DropFrame2997 => {
-                // 17,982 frames per ten minutes: 1,800 in the first minute, 1,798 in the others.
-                let (tens, rest) = (count / 17_982, count % 17_982);
-                let extra = if rest < 2 { 0 } else { (rest - 2) / 1_798 };
-                count + 18 * tens + 2 * extra
-            }
-            _ => count,
-        };
-        let seconds = labels / base;
+        let (hours, minutes, seconds, frames) = kind.rate().label_of(count).unwrap_or((0, 0, 0, 0));
         ArtTimeCode {
             stream,
-            hours: (seconds / 3600) as u8,
-            minutes: ((seconds / 60) % 60) as u8,
-            seconds: (seconds % 60) as u8,
-            frames: (labels % base) as u8,
+            hours,
+            minutes,
+            seconds,
+            frames: frames as u8,
             kind,
         }
     }

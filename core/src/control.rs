@@ -15,6 +15,7 @@ use core::fmt;
 use heapless::{String, Vec};
 use serde::{Deserialize, Serialize};
 
+use crate::chase::ChaseState;
 pub use crate::chase::ChaseStatus;
 pub use crate::ports::{CONTROL_PORT, LIVE_LINK_PORT};
 use crate::settings::{ChaseSpec, Setting, Settings, Target, MAX_CHANGES, MAX_TARGETS};
@@ -238,6 +239,62 @@ pub struct Playing {
     pub chase: Option<ChaseStatus>,
 }
 
+impl Playing {
+    /// Whether frames go out now: a playback at its deadlines always, a
+    /// chase while it is locked, freewheeling or holding (not while it waits
+    /// for timecode, locks to it or has stopped with it gone).
+    pub fn sending(&self) -> bool {
+        self.chase.is_none_or(|c| {
+            matches!(
+                c.state,
+                ChaseState::Locked | ChaseState::Freewheel | ChaseState::Held
+            )
+        })
+    }
+}
+
+/// How the last playback went: kept in [`Status`] from its end until the
+/// next playback starts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Played {
+    /// Take name.
+    pub take: String<NAME_LEN>,
+    /// Frames sent (each offered to every target).
+    pub frames: u32,
+    /// Frames sent more than 2 ms after their deadline (chasing: after the
+    /// timecode reached them).
+    pub late_frames: u32,
+    /// Frames dropped, all targets together (their queues were full).
+    pub dropped: u32,
+    /// How it ended.
+    pub ended: Ended,
+}
+
+/// How a playback ended (in JSON by its [`Ended::name`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Ended {
+    /// It played every loop it was asked for.
+    Done,
+    /// A `Stop` (or a delete of the take that played) ended it. A chase ends
+    /// only so: it stays with its timecode, through stops, until told.
+    Stopped,
+    /// Its take could not be read on (deleted, replaced, its card pulled out).
+    Failed,
+}
+
+impl Ended {
+    /// In words: `done`, `stopped` or `failed`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ended::Done => "done",
+            Ended::Stopped => "stopped",
+            Ended::Failed => "failed",
+        }
+    }
+}
+
 /// What one playback target got.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -307,6 +364,8 @@ pub struct Status {
     pub card: Option<CardStatus>,
     /// What the flash went through since power-up (protocol 6).
     pub wear: Wear,
+    /// How the last playback went, while none plays (protocol 6).
+    pub last: Option<Played>,
 }
 
 /// How the card stands.

@@ -4,9 +4,13 @@
 
 use core::time::Duration;
 
-use crate::time::{FrameRate, FrameTime};
+use crate::time::{FrameRate, FrameTime, TakeTime};
 
 const NANOS: u128 = 1_000_000_000;
+
+/// A frame sent more than this after its deadline (chasing: after the
+/// timecode reached it) counts as late, in µs: `Status`'s `late_frames`.
+pub const LATE_AFTER_US: u64 = 2_000;
 
 /// Offset of frame `n` at a fixed rate: exactly `n * den / num` seconds, floored to ns.
 pub fn fixed_offset(n: u64, rate: FrameRate) -> Option<Duration> {
@@ -20,38 +24,16 @@ pub fn fixed_offset(n: u64, rate: FrameRate) -> Option<Duration> {
     ))
 }
 
-/// Offset of the frame at `time` from the frame at `first`, or `None` when it is
-/// earlier, the rates differ, or a rate is invalid.
-pub fn frame_time_offset(first: &FrameTime, time: &FrameTime) -> Option<Duration> {
-    if first.rate != time.rate || !time.rate.is_valid() {
-        return None;
-    }
-    let (num, den) = (
-        i128::from(time.rate.numerator),
-        i128::from(time.rate.denominator),
-    );
-    let whole = i128::from(time.frame_number) - i128::from(first.frame_number);
-    let whole_ns = whole * den * NANOS as i128 / num;
-    let fraction = f64::from(time.subframe) - f64::from(first.subframe);
-    if !fraction.is_finite() {
-        return None;
-    }
-    let fraction_ns = fraction * den as f64 * 1.0e9 / num as f64;
-    let ns = whole_ns.checked_add(fraction_ns as i128)?;
-    let ns = u128::try_from(ns).ok()?;
-    Some(Duration::new(
-        u64::try_from(ns / NANOS).ok()?,
-        (ns % NANOS) as u32,
-    ))
-}
-
-/// A take's schedule from its own frame times, robust to real-world takes: when
-/// a time goes backwards, changes rate or is invalid, the clock re-anchors one
-/// `fallback` frame after the previous deadline and goes on from there.
+/// A take's schedule from its own frame times ([`TakeTime`]: through
+/// midnight), robust to real-world takes: when a time goes backwards or is
+/// invalid, the clock re-anchors one `fallback` frame after the previous
+/// deadline and goes on from there.
 #[derive(Clone, Copy, Debug)]
 pub struct FrameClock {
     fallback: FrameRate,
-    anchor: Option<(FrameTime, Duration)>,
+    take: TakeTime,
+    /// A take time (ns) and the offset it plays at.
+    anchor: Option<(i128, Duration)>,
     last: Option<Duration>,
 }
 
@@ -60,6 +42,7 @@ impl FrameClock {
     pub fn new(fallback: FrameRate) -> Self {
         FrameClock {
             fallback,
+            take: TakeTime::new(),
             anchor: None,
             last: None,
         }
@@ -67,18 +50,19 @@ impl FrameClock {
 
     /// The offset of the next frame, whose time is `time`; never earlier than the previous.
     pub fn next(&mut self, time: &FrameTime) -> Duration {
-        if let (Some((first, base)), Some(last)) = (self.anchor, self.last) {
-            if let Some(offset) = frame_time_offset(&first, time) {
-                let at = base + offset;
-                if at >= last {
-                    self.last = Some(at);
-                    return at;
-                }
+        let take_ns = self.take.next_nanos(time);
+        if let (Some(ns), Some((anchor_ns, base)), Some(last)) = (take_ns, self.anchor, self.last) {
+            let at = u64::try_from(ns - anchor_ns)
+                .ok()
+                .and_then(|ahead| base.checked_add(Duration::from_nanos(ahead)));
+            if let Some(at) = at.filter(|at| *at >= last) {
+                self.last = Some(at);
+                return at;
             }
         }
         let step = fixed_offset(1, self.fallback).unwrap_or(Duration::ZERO);
         let at = self.last.map_or(Duration::ZERO, |last| last + step);
-        self.anchor = Some((*time, at));
+        self.anchor = take_ns.map(|ns| (ns, at));
         self.last = Some(at);
         at
     }

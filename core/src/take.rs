@@ -29,7 +29,7 @@ use heapless::String;
 
 use crate::pacing::FrameClock;
 use crate::packet::{DecodeError, Packet, MAX_LEN, MIN_LEN};
-use crate::time::FrameRate;
+use crate::time::{FrameRate, FrameTime};
 
 pub mod upload;
 pub use upload::{Upload, UploadError, MAX_CHUNK};
@@ -601,15 +601,59 @@ impl fmt::Display for BuildError {
     }
 }
 
+/// The one timing rule of a take: each frame's time from frame 0 in µs,
+/// from the packets' own frame times through a [`FrameClock`] (through
+/// midnight; a time that goes back re-anchors one frame later), and the loop
+/// period: the last frame's time plus one frame at the clock's fallback rate
+/// (the first frame's rate when it is valid, else the caller's). The take
+/// image stores these times; `llv play --chase` plays a take in memory by them.
+pub struct TakeTiming {
+    fallback: FrameRate,
+    clock: Option<FrameClock>,
+    /// The last frame: its index, time and one frame at the fallback rate, in µs.
+    last: Option<(u32, u32, u128)>,
+}
+
+impl TakeTiming {
+    /// Before the first frame; `fallback` counts when the first frame's rate is invalid.
+    pub fn new(fallback: FrameRate) -> Self {
+        TakeTiming {
+            fallback,
+            clock: None,
+            last: None,
+        }
+    }
+
+    /// The time of frame `frame` (the next in order), whose frame time is
+    /// `time`: µs from frame 0, or [`BuildError::TooLong`] past `u32::MAX` µs.
+    pub fn next(&mut self, frame: u32, time: &FrameTime) -> Result<u32, BuildError> {
+        let fallback = self.fallback;
+        let clock = self.clock.get_or_insert_with(|| {
+            FrameClock::new(if time.rate.is_valid() {
+                time.rate
+            } else {
+                fallback
+            })
+        });
+        let offset = clock.next(time).as_micros();
+        let time_us = u32::try_from(offset).map_err(|_| BuildError::TooLong { frame })?;
+        self.last = Some((frame, time_us, clock.frame_period().as_micros()));
+        Ok(time_us)
+    }
+
+    /// Where the take loops, in µs from frame 0 (the end of its last frame).
+    pub fn period(&self) -> Result<u32, BuildError> {
+        let (frame, time_us, step) = self.last.ok_or(BuildError::NoFrames)?;
+        u32::try_from(u128::from(time_us) + step).map_err(|_| BuildError::TooLong { frame })
+    }
+}
+
 /// Builds the take image of `packets` into `buf` (at least [`image_len`] bytes)
 /// and returns its length. The rule, one for the host and the firmware:
 ///
 /// - every packet must be a valid face frame, else [`BuildError::Packet`] names
 ///   its index: no frame is ever dropped;
-/// - frame times come from the packets' own frame times through a
-///   [`FrameClock`] whose fallback rate is the first frame's rate when it is
-///   valid, else `fallback`;
-/// - the loop period is the last frame's time plus one frame at that fallback rate;
+/// - frame times and the loop period are [`TakeTiming`]'s;
 /// - a time or period past `u32::MAX` µs is [`BuildError::TooLong`] naming the frame.
 pub fn build_image<'p, I>(
     buf: &mut [u8],
@@ -624,28 +668,14 @@ where
     let packets = packets.into_iter();
     let count = u32::try_from(packets.clone().count()).map_err(|_| BuildError::TooManyFrames)?;
     let mut writer = ImageWriter::new(buf, name, count).map_err(BuildError::Image)?;
-    let mut clock: Option<FrameClock> = None;
-    let mut last = None;
+    let mut timing = TakeTiming::new(fallback);
     for (frame, bytes) in (0..count).zip(packets) {
         let packet =
             Packet::new_checked(bytes).map_err(|error| BuildError::Packet { frame, error })?;
-        let time = packet.time();
-        let clock = clock.get_or_insert_with(|| {
-            FrameClock::new(if time.rate.is_valid() {
-                time.rate
-            } else {
-                fallback
-            })
-        });
-        let offset = clock.next(&time).as_micros();
-        let time_us = u32::try_from(offset).map_err(|_| BuildError::TooLong { frame })?;
+        let time_us = timing.next(frame, &packet.time())?;
         writer.push(time_us, bytes).map_err(BuildError::Image)?;
-        last = Some((frame, time_us, clock.frame_period().as_micros()));
     }
-    let (frame, time_us, step) = last.ok_or(BuildError::NoFrames)?;
-    let period =
-        u32::try_from(u128::from(time_us) + step).map_err(|_| BuildError::TooLong { frame })?;
-    writer.finish(period).map_err(BuildError::Image)
+    writer.finish(timing.period()?).map_err(BuildError::Image)
 }
 
 /// The bytes an image of `frame_count` frames holding `packet_bytes` bytes of packets needs.

@@ -2,7 +2,10 @@
 //! divides arrival jitter, follows a drifting master, locates on a jump,
 //! freewheels through a dropout and re-locks, and stops or holds after.
 
+use llv_core::artnet::TimecodeKind;
 use llv_core::chase::*;
+
+const K30: TimecodeKind = TimecodeKind::Smpte30;
 
 /// 30 fps timecode: one frame in µs (integer part; the tests keep whole µs).
 const FRAME: u64 = 33_333;
@@ -24,7 +27,7 @@ fn feed(
         let ideal = i * FRAME;
         local = (ideal as i64 + ideal as i64 * ppm / 1_000_000) as u64 + jitter(i);
         chase.tick(local);
-        chase.on_timecode(tc, FRAME, local);
+        chase.on_timecode(tc, K30, local);
     }
     local
 }
@@ -46,7 +49,7 @@ fn it_locks_after_four_contiguous_frames() {
     // A frame that does not follow the last restarts the count.
     let mut c = Chase::new(ChaseConfig::default());
     feed(&mut c, 0, 0, 3, 0, |_| 0);
-    c.on_timecode(50 * FRAME, FRAME, 3 * FRAME);
+    c.on_timecode(50 * FRAME, K30, 3 * FRAME);
     assert_eq!(c.state(), ChaseState::Locking);
 }
 
@@ -68,7 +71,7 @@ fn arrival_jitter_is_divided_and_a_drifting_master_followed() {
     let mut previous = None;
     for i in 100..200 {
         let local = i * FRAME + jitter(i);
-        c.on_timecode(i * FRAME, FRAME, local);
+        c.on_timecode(i * FRAME, K30, local);
         let at_grid = c.position(i * FRAME + 20_000).unwrap();
         if let Some(p) = previous {
             let step = at_grid as i64 - p as i64;
@@ -84,14 +87,59 @@ fn a_jump_past_five_frames_is_a_locate() {
     let last = feed(&mut c, 0, 0, 60, 0, |_| 0);
     // The master jumps 10 s ahead.
     let now = last + FRAME;
-    c.on_timecode(10_000_000, FRAME, now);
+    c.on_timecode(10_000_000, K30, now);
     assert_eq!(c.locates(), 1);
     assert_eq!(c.position(now), Some(10_000_000));
-    // Four frames off is slewed, not located.
+}
+
+#[test]
+fn the_locate_threshold_counts_frames_of_the_incoming_rate() {
+    // At every rate, a jump of 5 frames is slewed and one of 6 located.
+    for kind in [
+        TimecodeKind::Film24,
+        TimecodeKind::Ebu25,
+        TimecodeKind::DropFrame2997,
+        TimecodeKind::Smpte30,
+    ] {
+        for (jump, locates) in [(5, 0), (6, 1)] {
+            let mut c = Chase::new(ChaseConfig::default());
+            let mut local = 0;
+            for i in 0..60 {
+                local = kind.micros(i);
+                c.on_timecode(kind.micros(10_000 + i), kind, local);
+            }
+            let now = local + kind.micros(1);
+            c.on_timecode(kind.micros(10_000 + 60 + jump), kind, now);
+            assert_eq!(c.locates(), locates, "{kind:?}, a jump of {jump} frames");
+        }
+    }
+}
+
+#[test]
+fn it_chases_through_midnight_without_a_locate() {
+    // 30 fps from 23:59:58:00 to 00:00:02:00, the position wrapping with it.
+    let day = K30.micros_per_day();
+    let start = K30.frames_per_day() - 60;
     let mut c = Chase::new(ChaseConfig::default());
-    let last = feed(&mut c, 0, 0, 60, 0, |_| 0);
-    c.on_timecode(64 * FRAME, FRAME, last + FRAME);
+    let mut local = 0;
+    for i in 0..120u32 {
+        local = K30.micros(u64::from(i));
+        c.tick(local);
+        let count = (start + i) % K30.frames_per_day();
+        c.on_timecode(K30.micros(u64::from(count)), K30, local);
+    }
+    assert_eq!(c.state(), ChaseState::Locked);
     assert_eq!(c.locates(), 0);
+    // 00:00:01:29 now; 100 ms on it is 00:00:02:02 and a bit.
+    let at = c.position(local + 100_000).unwrap();
+    assert!(at < 2_200_000, "{at}");
+    // 23:59:59:00 was about 2.97 s ago.
+    let before = c.local_time_of(day - 1_000_000).unwrap();
+    assert!(
+        local - before > 2_900_000 && local - before < 3_100_000,
+        "{}",
+        local - before
+    );
 }
 
 #[test]

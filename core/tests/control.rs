@@ -224,6 +224,13 @@ fn every_response_round_trips_within_max_frame() {
                 settings_erases: u32::MAX,
                 take_erases: u32::MAX,
             },
+            last: Some(Played {
+                take: name(&"l".repeat(NAME_LEN)),
+                frames: u32::MAX,
+                late_frames: u32::MAX,
+                dropped: u32::MAX,
+                ended: Ended::Failed,
+            }),
         }),
         Response::Takes(TakePage {
             start: u32::MAX,
@@ -531,6 +538,7 @@ fn every_response_has_its_documented_bytes() {
             settings_erases: 1,
             take_erases: 200,
         },
+        last: None,
     };
     let page = TakePage {
         start: 16,
@@ -538,7 +546,26 @@ fn every_response_has_its_documented_bytes() {
         revision: 7,
         takes: takes.clone(),
     };
-    let golden: [(Response, &[u8]); 8] = [
+    // After a playback: nothing plays, the last one's summary is kept.
+    let after = Status {
+        firmware: name("box 1"),
+        uptime_ms: 1000,
+        address: Some([10, 0, 2, 15]),
+        playing: None,
+        used_bytes: 0,
+        free_bytes: 0,
+        faults: Vec::new(),
+        card: None,
+        wear: Wear::default(),
+        last: Some(Played {
+            take: name("dao"),
+            frames: 180,
+            late_frames: 2,
+            dropped: 0,
+            ended: Ended::Stopped,
+        }),
+    };
+    let golden: [(Response, &[u8]); 9] = [
         (
             Response::Hello {
                 protocol: 3,
@@ -572,6 +599,21 @@ fn every_response_has_its_documented_bytes() {
                 0x03, 0xa0, 0x1f, 0x02,
                 0x01, // wear: 3 writes, 4000 unchanged, 2 coalesced, pending
                 0x01, 0xc8, 0x01, // 1 settings erase, 200 take erases
+                0x00, // last: none (protocol 6)
+            ],
+        ),
+        (
+            Response::Status(after),
+            &[
+                0x03, 0x05, b'b', b'o', b'x', b' ', b'1', // Status, firmware
+                0xe8, 0x07, // uptime_ms 1000
+                0x01, 10, 0, 2, 15,   // address
+                0x00, // playing: none
+                0x00, 0x00, 0x00, // used_bytes, free_bytes, no faults
+                0x00, // card: none
+                0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // wear: nothing written or erased
+                0x01, 0x03, b'd', b'a', b'o', // last: take
+                0xb4, 0x01, 0x02, 0x00, 0x01, // 180 frames, 2 late, 0 dropped, Stopped
             ],
         ),
         (

@@ -38,22 +38,31 @@ fn fixed_rate_is_exact_over_hours() {
 #[test]
 fn frame_times_give_exact_offsets_with_gaps() {
     let r = FrameRate::FPS_60;
-    let first = t(5375735, 0.0, r);
+    let mut clock = FrameClock::new(r);
+    assert_eq!(clock.next(&t(5375735, 0.0, r)), Duration::ZERO);
+    assert_eq!(clock.next(&t(5375735 + 60, 0.0, r)), Duration::from_secs(1));
     assert_eq!(
-        frame_time_offset(&first, &t(5375735 + 60, 0.0, r)),
-        Some(Duration::from_secs(1))
+        clock.next(&t(5375735 + 216_000, 0.5, r)).as_nanos(),
+        3_600_008_333_333
     );
-    assert_eq!(
-        frame_time_offset(&first, &t(5375735 + 216_000, 0.0, r)),
-        Some(Duration::from_secs(3600))
-    );
-    assert_eq!(frame_time_offset(&first, &t(5375734, 0.0, r)), None);
-    assert_eq!(
-        frame_time_offset(&first, &t(5375736, 0.0, FrameRate::new(30, 1))),
-        None
-    );
-    let half = frame_time_offset(&first, &t(5375735, 0.5, r)).unwrap();
-    assert_eq!(half.as_nanos(), 8_333_333);
+}
+
+#[test]
+fn frame_times_run_on_through_midnight() {
+    // 23:59:59:58 and :59 at 60 fps, then 00:00:00:00 and :01.
+    let r = FrameRate::FPS_60;
+    let day = 24 * 3600 * 60;
+    let mut clock = FrameClock::new(r);
+    let offsets: Vec<u128> = [day - 2, day - 1, 0, 1]
+        .iter()
+        .map(|&n| clock.next(&t(n, 0.0, r)).as_nanos())
+        .collect();
+    assert_eq!(offsets, [0, 16_666_666, 33_333_333, 50_000_000]);
+    // 29.97 drop-frame: its day of labels is 2,589,408 frames.
+    let df = FrameRate::new(30_000, 1001);
+    let mut clock = FrameClock::new(df);
+    clock.next(&t(2_589_407, 0.0, df));
+    assert_eq!(clock.next(&t(0, 0.0, df)).as_nanos(), 33_366_666);
 }
 
 #[test]

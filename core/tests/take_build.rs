@@ -36,6 +36,34 @@ fn build(packets: &[Vec<u8>], fallback: FrameRate) -> Result<Vec<u8>, BuildError
 }
 
 #[test]
+fn a_take_through_midnight_is_timed_on_through_it() {
+    // A 30 Hz take numbered at 60 fps from 23:59:59:56, and one at 29.97
+    // drop-frame from 23:59:59;28.
+    let day60 = FrameRate::FPS_60.frames_per_day().unwrap() as i32;
+    let df = FrameRate::new(30_000, 1001);
+    let day_df = df.frames_per_day().unwrap() as i32;
+    let takes = [
+        (
+            FrameRate::FPS_60,
+            vec![day60 - 4, day60 - 2, 0, 2],
+            vec![0, 33_333, 66_666, 100_000],
+        ),
+        (
+            df,
+            vec![day_df - 2, day_df - 1, 0, 1],
+            vec![0, 33_366, 66_733, 100_100],
+        ),
+    ];
+    for (rate, numbers, times) in takes {
+        let packets: Vec<_> = numbers.iter().map(|n| packet(*n, rate, "s")).collect();
+        let image = build(&packets, rate).unwrap();
+        let image = TakeImage::parse(&image).unwrap();
+        let got: Vec<u32> = image.frames().map(|(e, _)| e.time_us).collect();
+        assert_eq!(got, times, "{rate}");
+    }
+}
+
+#[test]
 fn fallback_is_the_first_frames_rate_when_valid() {
     let at30 = FrameRate::new(30, 1);
     // The take jumps back at frame 2: the clock re-anchors one fallback frame later.

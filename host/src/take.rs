@@ -149,8 +149,8 @@ pub struct Gaps {
 impl Gaps {
     /// Counts the step from the frame at `prev` to the frame at `time`.
     pub fn note(&mut self, prev: &FrameTime, time: &FrameTime) {
-        if prev.rate == time.rate {
-            let step = i64::from(time.frame_number) - i64::from(prev.frame_number);
+        // The step the short way round a day: midnight is no gap.
+        if let Some(step) = time.frames_since(prev) {
             if step > 1 {
                 self.gaps += 1;
                 self.missing += (step - 1) as u64;

@@ -11,12 +11,14 @@
 //! | [`flash_box`] | a box with a flash file under QEMU: its ports, requests, what it plays |
 //! | [`card`] | card images (MBR, `mkfs.fat`), a box booted on one, arrival times and lateness |
 //! | [`sync`] | two boxes and an Art-Net timecode master: chase errors, skew |
+//! | [`phone`] | the real phone take cut and moved for chases, which frame arrived, chase errors |
 
 pub mod card;
 pub mod cli;
 pub mod doors;
 pub mod files;
 pub mod flash_box;
+pub mod phone;
 pub mod qemu;
 pub mod show;
 pub mod sync;

@@ -1,20 +1,234 @@
 //! `llv play --chase` against a timecode generator of this test on 127.0.0.1:
-//! after lock, every frame that arrives is the take's frame for the timecode
-//! of that moment (within a timecode frame); a 2 s dropout freewheels and
-//! re-locks; a 10 s jump locates; bad packets are counted and ignored. Also
-//! `llv tc send`, checked by this test's own receiver.
+//! the real phone take (30 Hz numbered at 60 fps) plays every frame once and
+//! in order, at its own timecode and through midnight; a hold keeps sending
+//! the held frame; after lock, every frame that arrives is the take's frame
+//! for the timecode of that moment (within a timecode frame); a 2 s dropout
+//! freewheels and re-locks; a 10 s jump locates; bad packets are counted and
+//! ignored. Also `llv tc send`, checked by this test's own receiver.
 
-use std::io::Read;
-use std::net::UdpSocket;
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::thread;
+use std::io::{BufRead, Read};
+use std::net::{SocketAddr, UdpSocket};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use llv_core::artnet::{ArtTimeCode, TimecodeKind, LEN};
 use llv_core::packet::Packet;
+use llv_tests::phone::{phone_take, TakeFrames};
+use llv_tests::sync::Master;
 use llv_tests::{example, interrupt, llv, llv_packets, llv_path};
+
+/// A running `llv play --chase`, its standard error read as it comes.
+struct Chasing {
+    child: Child,
+    stderr: JoinHandle<String>,
+}
+
+impl Chasing {
+    /// Starts `llv play TAKE --chase artnet:PORT --to RX ARGS` and waits (at
+    /// most 60 s) until it says it waits for timecode: its port is bound then.
+    fn start(take: &Path, tc_port: u16, rx: SocketAddr, args: &[&str]) -> Chasing {
+        let mut child = Command::new(llv_path())
+            .arg("play")
+            .arg(take)
+            .args(["--chase", &format!("artnet:{tc_port}")])
+            .args(["--to", &rx.to_string()])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (ready_tx, ready_rx) = mpsc::channel();
+        let stderr = thread::spawn(move || {
+            let mut all = String::new();
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if line == "chase: waiting for timecode" {
+                    let _ = ready_tx.send(());
+                }
+                all.push_str(&line);
+                all.push('\n');
+            }
+            all
+        });
+        if ready_rx.recv_timeout(Duration::from_secs(60)).is_err() {
+            let _ = child.kill();
+            panic!("llv never waited for timecode: {}", stderr.join().unwrap());
+        }
+        Chasing { child, stderr }
+    }
+
+    /// Ctrl-C, then its exit status, standard output and standard error.
+    fn finish(mut self) -> (ExitStatus, String, String) {
+        interrupt(&self.child);
+        let status = self.child.wait().unwrap();
+        let mut stdout = String::new();
+        self.child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut stdout)
+            .unwrap();
+        (status, stdout, self.stderr.join().unwrap())
+    }
+}
+
+/// A receiver on 127.0.0.1 and an unused port for the timecode.
+fn ports() -> (UdpSocket, SocketAddr, u16) {
+    let tc_port = UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let receiver = UdpSocket::bind("127.0.0.1:0").unwrap();
+    receiver
+        .set_read_timeout(Some(Duration::from_millis(50)))
+        .unwrap();
+    let rx = receiver.local_addr().unwrap();
+    (receiver, rx, tc_port)
+}
+
+/// 30 fps timecode frames from `label` (`HH:MM:SS`), as the master counts.
+fn count_at(h: u8, m: u8, s: u8) -> u32 {
+    TimecodeKind::Smpte30.rate().count_of((h, m, s, 0)).unwrap()
+}
+
+/// Chases `take` (300 rows of the phone take) from `start` for `frames`
+/// master frames; returns what arrived and what llv said.
+fn chase_phone(
+    take: &Path,
+    dir: &Path,
+    start: u32,
+    frames: u32,
+    linger: Duration,
+    args: &[&str],
+) -> (TakeFrames, Instant, Vec<(Instant, u32)>, String, String) {
+    let frames_of = TakeFrames::of(take, dir);
+    let (receiver, rx, tc_port) = ports();
+    let chasing = Chasing::start(take, tc_port, rx, args);
+    let master = Master {
+        start,
+        frames,
+        dropout: None,
+        jump: None,
+    };
+    let (t0, generator) = master.start(vec![tc_port]);
+    let end = t0 + Duration::from_micros(TimecodeKind::Smpte30.micros(u64::from(frames))) + linger;
+    let got = frames_of.arrivals(&receiver, end);
+    generator.join().unwrap();
+    let (status, stdout, stderr) = chasing.finish();
+    assert!(status.success(), "{stderr}");
+    (frames_of, t0, got, stdout, stderr)
+}
+
+#[test]
+fn a_phone_take_plays_every_frame_once_and_in_order() {
+    // 300 rows (10 s) from 13:13:04:31.652 at its own timecode; timecode from
+    // 13:13:03:00 to 13:13:16:00.
+    let dir = tempfile::tempdir().unwrap();
+    let take = phone_take(dir.path(), "phone.csv", 300, None);
+    let start = count_at(13, 13, 3);
+    let (frames, t0, got, stdout, _) = chase_phone(
+        &take,
+        dir.path(),
+        start,
+        13 * 30,
+        Duration::from_millis(200),
+        &[],
+    );
+    let indexes: Vec<u32> = got.iter().map(|g| g.1).collect();
+    assert_eq!(indexes, (0..300).collect::<Vec<_>>(), "{stdout}");
+    let kind = TimecodeKind::Smpte30;
+    let offset = frames.own_place(kind);
+    let mut errors = frames.errors_ms(kind, t0, kind.micros(u64::from(start)), offset, &got);
+    errors.sort_by(f64::total_cmp);
+    let p = |q: f64| errors[((errors.len() - 1) as f64 * q) as usize];
+    eprintln!(
+        "phone take chase error, ms: p1 {:.1} p50 {:.1} p99 {:.1}",
+        p(0.01),
+        p(0.5),
+        p(0.99)
+    );
+    // Within a timecode frame either way (an order of magnitude; the
+    // benchmark measures it).
+    assert!(p(0.01) > -33.4 && p(0.99) < 33.4, "{errors:?}");
+    assert!(stdout.starts_with("chased: 300 frames sent"), "{stdout}");
+}
+
+#[test]
+fn a_take_through_midnight_is_chased_through_it() {
+    // The phone take moved to start at 23:59:55:00; timecode from 23:59:54:00
+    // to 00:00:07:00.
+    let dir = tempfile::tempdir().unwrap();
+    let take = phone_take(dir.path(), "midnight.csv", 300, Some("23:59:55:00"));
+    let start = count_at(23, 59, 54);
+    let (_, _, got, stdout, stderr) = chase_phone(
+        &take,
+        dir.path(),
+        start,
+        13 * 30,
+        Duration::from_millis(200),
+        &[],
+    );
+    let indexes: Vec<u32> = got.iter().map(|g| g.1).collect();
+    assert_eq!(indexes, (0..300).collect::<Vec<_>>(), "{stdout}");
+    // Locked once, through midnight: no locate, no freewheel before the end.
+    assert!(stdout.contains(" 0 locates"), "{stdout}");
+    let states: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("chase: "))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            "waiting for timecode",
+            "locking",
+            "locked",
+            "freewheel (timecode lost)"
+        ],
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_hold_keeps_sending_the_held_frame() {
+    // Timecode from 13:13:03:00 for 4 s (2.5 s into the take), then none:
+    // half a second of freewheel, then held.
+    let dir = tempfile::tempdir().unwrap();
+    let take = phone_take(dir.path(), "hold.csv", 300, None);
+    let start = count_at(13, 13, 3);
+    let args = ["--freewheel", "0.5", "--hold"];
+    let (_, t0, got, stdout, stderr) = chase_phone(
+        &take,
+        dir.path(),
+        start,
+        4 * 30,
+        Duration::from_secs(2),
+        &args,
+    );
+    // Frames in order until the hold, then the last of them again and again.
+    let played = got.windows(2).take_while(|w| w[1].1 == w[0].1 + 1).count() + 1;
+    assert!(played > 60, "{played} frames before the hold");
+    let (last_at, last) = got[played - 1];
+    let during = &got[played..];
+    assert!(during.iter().all(|(_, i)| *i == last), "{during:?}");
+    // Held from about 4.6 s (4 s of timecode, 100 ms to call it lost, 500 ms
+    // of freewheel) to the end (6 s): the frame every 33 ms (the take's rate).
+    let held_for = got.last().unwrap().0.duration_since(last_at);
+    assert!(last_at.duration_since(t0) > Duration::from_millis(4_400));
+    assert!(
+        held_for > Duration::from_millis(1_000) && (25..=50).contains(&during.len()),
+        "{} frames in {held_for:?} held; {stdout}",
+        during.len()
+    );
+    assert!(stderr.contains("chase: held"), "{stderr}");
+    assert!(stdout.contains("held frames again"), "{stdout}");
+}
 
 /// One 30 fps timecode frame.
 const FRAME: Duration = Duration::from_micros(33_333);
@@ -117,51 +331,28 @@ fn play_follows_timecode_through_a_dropout_and_a_jump() {
         .set_read_timeout(Some(Duration::from_millis(50)))
         .unwrap();
     let rx = receiver.local_addr().unwrap();
-    let mut child = Command::new(llv_path())
-        .arg("play")
-        .arg(&take)
-        .args(["--chase", &format!("artnet:{tc_port}"), "--offset", OFFSET])
-        .args(["--to", &rx.to_string()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let done = Arc::new(AtomicBool::new(false));
-    let receiving = {
-        let done = done.clone();
-        thread::spawn(move || {
-            let mut got = Vec::new();
-            let mut buf = [0u8; 2048];
-            let end = Instant::now() + Duration::from_secs(40);
-            while !done.load(Ordering::Relaxed) && Instant::now() < end {
-                if let Ok(n) = receiver.recv(&mut buf) {
-                    got.push((Instant::now(), buf[..n].to_vec()));
-                }
+    let chasing = Chasing::start(&take, tc_port, rx, &["--offset", OFFSET]);
+    // The receiver runs until 200 ms after the last timecode (the frames it
+    // reached go out by then), at most 40 s.
+    let (last_tx, last_rx) = mpsc::channel::<Instant>();
+    let receiving = thread::spawn(move || {
+        let mut got = Vec::new();
+        let mut buf = [0u8; 2048];
+        let mut end = Instant::now() + Duration::from_secs(40);
+        while Instant::now() < end {
+            if let Ok(last) = last_rx.try_recv() {
+                end = end.min(last + Duration::from_millis(200));
             }
-            got
-        })
-    };
-    // Let llv bind its port first.
-    thread::sleep(Duration::from_millis(500));
+            if let Ok(n) = receiver.recv(&mut buf) {
+                got.push((Instant::now(), buf[..n].to_vec()));
+            }
+        }
+        got
+    });
     let timeline = generate(tc_port);
-    thread::sleep(Duration::from_millis(200));
-    interrupt(&child);
-    done.store(true, Ordering::Relaxed);
+    last_tx.send(Instant::now()).unwrap();
     let got = receiving.join().unwrap();
-    let status = child.wait().unwrap();
-    let (mut stdout, mut stderr) = (String::new(), String::new());
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut stdout)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let (status, stdout, stderr) = chasing.finish();
     assert!(status.success(), "{stderr}");
 
     // Every frame, judged where the timeline has no break: its take time

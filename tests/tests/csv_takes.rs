@@ -102,7 +102,9 @@ fn exported_recording_reimports_with_its_timecodes_and_values() {
     assert_eq!(back.len(), packets.len());
     for (a, b) in packets.iter().zip(&back) {
         let (a, b) = (FaceFrame::decode(a).unwrap(), FaceFrame::decode(b).unwrap());
-        assert_eq!(b.time.frame_number, a.time.frame_number);
+        // A CSV holds labels, which wrap at 24 hours: dao's count (past a
+        // day, 24:53:15:35 in frames) comes back as its time of day.
+        assert_eq!(Some(b.time.frame_number as u32), a.time.frame_of_day());
         assert!((a.time.subframe - b.time.subframe).abs() < 1e-3);
         for (x, y) in a.blendshapes.iter().zip(&b.blendshapes) {
             // 10 decimals, then the nearest f32.
@@ -153,15 +155,21 @@ fn take_json_and_options_name_subject_and_device() {
 }
 
 #[test]
-fn ntsc_rate_counts_timecode_frames_at_its_base() {
+fn ntsc_rates_count_drop_frame_labels() {
+    // alex's labels count 60 a second without dropping any: at 59.94 (drop-
+    // frame) its first minute reads, and the first label drop-frame leaves
+    // out (13:14:00:01, frames 00 to 03 of each minute but every tenth) is an
+    // error naming its row.
     let opts = ImportOptions {
         rate: FrameRate::parse("59.94").unwrap(),
         ..ImportOptions::default()
     };
-    let packets = to_vecs(csv_take::import(&alex(), &opts).unwrap());
-    let f = FaceFrame::decode(&packets[0]).unwrap();
-    assert_eq!(f.time.rate, FrameRate::new(60000, 1001));
-    assert_eq!(f.time.frame_number, ((13 * 60 + 13) * 60 + 4) * 60 + 31);
+    let e = format!("{:#}", csv_take::import(&alex(), &opts).unwrap_err());
+    assert!(
+        e.contains("line 1666 (row 1665), column 1 (Timecode): `13:14:00:01.202`: drop-frame")
+            && e.contains("--rate 30 or 60"),
+        "{e}"
+    );
 
     // At 29.97 the base is 30 frames: the take's frame 31 does not exist.
     let opts = ImportOptions {
@@ -173,6 +181,74 @@ fn ntsc_rate_counts_timecode_frames_at_its_base() {
         e.contains("line 2 (row 1), column 1 (Timecode): `13:13:04:31.652`"),
         "{e}"
     );
+}
+
+#[test]
+fn a_drop_frame_take_reads_writes_and_shows_its_labels() {
+    // A 29.97 drop-frame CSV through a minute boundary: 00:00:59;28 to
+    // 00:01:00;03 (;00 and ;01 do not exist there).
+    let text = std::fs::read_to_string(alex()).unwrap();
+    let mut lines: Vec<String> = text.lines().take(5).map(str::to_string).collect();
+    for (line, label) in lines[1..].iter_mut().zip([
+        "00:00:59;28.000",
+        "00:00:59;29.000",
+        "00:01:00;02.000",
+        "00:01:00;03.000",
+    ]) {
+        let (_, rest) = line.split_once(',').unwrap();
+        *line = format!("{label},{rest}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("df.csv");
+    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    let opts = ImportOptions {
+        rate: FrameRate::parse("29.97").unwrap(),
+        ..ImportOptions::default()
+    };
+    let packets = to_vecs(csv_take::import(&csv, &opts).unwrap());
+    let numbers: Vec<i32> = packets
+        .iter()
+        .map(|p| FaceFrame::decode(p).unwrap().time.frame_number)
+        .collect();
+    assert_eq!(numbers, [1_798, 1_799, 1_800, 1_801], "one frame apart");
+    let mut out = Vec::new();
+    csv_take::export(packets.iter().map(Vec::as_slice), &mut out).unwrap();
+    let written: Vec<&str> = std::str::from_utf8(&out)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    assert_eq!(
+        written,
+        [
+            "00:00:59;28.000",
+            "00:00:59;29.000",
+            "00:01:00;02.000",
+            "00:01:00;03.000"
+        ]
+    );
+    // llv info shows the labels, and the take lasts 4 frames of 29.97.
+    let take = dir.path().join("df.gesichter");
+    llv_tests::llv()
+        .args(["convert", "--rate", "29.97"])
+        .arg(&csv)
+        .arg(&take)
+        .assert()
+        .success();
+    let info = llv_tests::llv().arg("info").arg(&take).assert().success();
+    let shown = String::from_utf8(info.get_output().stdout.clone()).unwrap();
+    assert!(
+        shown.contains("(00:00:59;28.000) to 1801 (00:01:00;03.000)")
+            && shown.contains("30000/1001 fps drop-frame (4 frames)"),
+        "{shown}"
+    );
+    // A `;` label at a rate without drop-frame is refused, naming it.
+    let e = format!(
+        "{:#}",
+        csv_take::import(&csv, &ImportOptions::default()).unwrap_err()
+    );
+    assert!(e.contains("`00:00:59;28.000`: a drop-frame label"), "{e}");
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::vec::Vec;
 
 use heapless::Vec as Bounded;
-use llv_core::control::{Fault, Playing, Start, MAX_FAULTS};
+use llv_core::control::{Ended, Fault, Played, Playing, Start, MAX_FAULTS};
 use llv_core::settings::{Sender, Settings, Target};
 
 use crate::library::Take;
@@ -16,6 +16,8 @@ use crate::session::Playback;
 pub struct RecordingPlayback {
     /// The take playing: name, targets, loop count and start.
     pub playing: Option<(String, Vec<Target>, u32, Start)>,
+    /// The playback a stop ended, until the next play.
+    pub last: Option<Played>,
     /// The settings last passed to `settings_changed`.
     pub applied: Option<Settings>,
     /// What `clock_us` answers.
@@ -32,6 +34,7 @@ pub struct RecordingPlayback {
 
 impl<T: Take> Playback<T> for RecordingPlayback {
     fn play(&mut self, take: T, targets: &[Target], loop_count: u32, start: Start) {
+        self.last = None;
         self.playing = Some((
             take.header().name.to_string(),
             targets.to_vec(),
@@ -41,7 +44,15 @@ impl<T: Take> Playback<T> for RecordingPlayback {
     }
 
     fn stop(&mut self) {
-        self.playing = None;
+        if let Some((take, ..)) = self.playing.take() {
+            self.last = Some(Played {
+                take: llv_core::control::bounded(&take),
+                frames: 0,
+                late_frames: 0,
+                dropped: 0,
+                ended: Ended::Stopped,
+            });
+        }
     }
 
     fn playing(&self) -> Option<Playing> {
@@ -55,6 +66,10 @@ impl<T: Take> Playback<T> for RecordingPlayback {
             targets: Bounded::new(),
             chase: None,
         })
+    }
+
+    fn last(&self) -> Option<Played> {
+        self.last.clone()
     }
 
     fn clock_us(&self) -> u64 {
@@ -112,6 +127,10 @@ impl<T: Take> Playback<T> for SharedPlayback {
 
     fn playing(&self) -> Option<Playing> {
         Playback::<T>::playing(&*self.lock())
+    }
+
+    fn last(&self) -> Option<Played> {
+        self.lock().last.clone()
     }
 
     fn clock_us(&self) -> u64 {

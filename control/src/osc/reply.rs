@@ -143,12 +143,18 @@ fn json_message(
     end
 }
 
-/// Writes the state message `/llv/state ,isiiss` (playing, take, frame, loops
-/// done, chase state or `off`, the last timecode chased or `""`) into `out`;
-/// returns its length.
+/// Writes the state message `/llv/state ,isiiss` (playing: 1 while frames go
+/// out ([`Playing::sending`]: not while a chase waits, locks or has stopped),
+/// take, frame, loops done, chase state or `off`, the last timecode chased or
+/// `""`) into `out`; returns its length.
 pub fn state_message(out: &mut [u8; MAX_REPLY], playing: Option<&Playing>) -> usize {
     let (on, take, frame, loops) = match playing {
-        Some(p) => (1, p.take.as_str(), p.frame, p.loops_done),
+        Some(p) => (
+            i32::from(p.sending()),
+            p.take.as_str(),
+            p.frame,
+            p.loops_done,
+        ),
         None => (0, "", 0, 0),
     };
     let chase = playing.and_then(|p| p.chase);

@@ -1,28 +1,45 @@
-//! Playing a take to the show's Art-Net timecode ([`chase`]): the take's
-//! first frame sits on the timecode at an offset (a label, or its own frame
-//! time), and each frame goes out when the chased position
-//! ([`llv_core::chase`], fed by [`ChaseFeed`]) reaches it. Frames follow on in
-//! order; a jump of the position (a locate) seeks; while the chase waits,
-//! locks or has stopped nothing is sent; a held position sends nothing new.
-//! Loops do not apply: the timecode says where the take is.
+//! Playing a take to the show's Art-Net timecode ([`chase`]): a thin driver
+//! of the core's chase ([`llv_core::chase::Playhead`], the engine `llv play
+//! --chase` and `llv serve` run too). [`ChaseFeed`] keeps the chase; this
+//! asks the playhead what to do, reads and sends the frames it cues, and
+//! waits until it asks or timecode arrives. Loops do not apply: the
+//! timecode says where the take is.
 
 use embassy_futures::select::select;
-use embassy_time::{Duration, Instant, Timer};
+use embassy_time::{Instant, Timer};
 use llv_core::artnet::Label;
+use llv_core::chase::playhead::LOOK_EVERY_US;
+use llv_core::chase::{FrameTimes, Playhead, Step};
 use llv_core::packet::{FaceFrame, MAX_LEN};
 use llv_core::settings::Target;
+use llv_core::time::FrameTime;
 
 use crate::chase_feed::ChaseFeed;
-use crate::player::{begin, send, PlayError, PlayReport, LATE_AFTER_US};
+use crate::player::{begin, send, PlayError, PlayReport};
 use crate::sink::PacketSink;
 use crate::source::FrameSource;
 
-/// How often the chase is looked at when no frame is due sooner.
-pub const LOOK_EVERY: Duration = Duration::from_millis(20);
+/// A [`FrameSource`]'s frame times, as the playhead reads them.
+struct SourceTimes<'s, S>(&'s mut S);
 
-/// A position this far past the next frame, or back before the last one, is
-/// a jump: seek instead of sending the frames between.
-const SEEK_PAST_US: u32 = 100_000;
+impl<S: FrameSource> FrameTimes for SourceTimes<'_, S> {
+    type Error = PlayError<S::Error>;
+
+    fn frame_count(&self) -> u32 {
+        self.0.frame_count()
+    }
+
+    fn end_us(&self) -> u32 {
+        self.0.period_us()
+    }
+
+    async fn time_us(&mut self, index: u32) -> Result<u32, Self::Error> {
+        self.0
+            .frame_time(index)
+            .await
+            .map_err(|error| PlayError::Source { index, error })
+    }
+}
 
 /// Plays `source` to `targets` following `timecode` (which must have begun),
 /// its first frame at `offset` (its own frame time without one), until
@@ -35,132 +52,75 @@ pub async fn chase<S: FrameSource, K: PacketSink>(
     offset: Option<Label>,
     mut progress: impl FnMut(&PlayReport),
 ) -> Result<PlayReport, PlayError<S::Error>> {
-    let (count, mut report) = begin(source, sink, targets)?;
-    let period_us = source.period_us();
+    let (_, mut report) = begin(source, sink, targets)?;
     let mut buf = [0u8; MAX_LEN];
-    let own_us = match offset {
-        Some(_) => 0,
-        None => own_time(source, &mut buf).await?,
-    };
-    // The last frame sent and its time in the take.
-    let mut sent: Option<(u32, u32)> = None;
+    let first = first_time(source, &mut buf).await?;
+    if offset.is_none() && first.and_then(|f| f.timecode()).is_none() {
+        return Err(PlayError::NoTimecode);
+    }
+    let mut head = Playhead::new(&SourceTimes(&mut *source));
     loop {
         let now = Instant::now();
         let look = timecode.with(now, |f| {
-            let c = f.chase_at(now.as_micros());
-            (c.position(now.as_micros()), f.offset_us(offset, own_us))
+            (
+                f.chase_at(now.as_micros()).clone(),
+                f.offset_us(offset, first.as_ref()),
+            )
         });
-        let mut wake = now + LOOK_EVERY;
-        if let Some((Some(tc), Some(offset_us))) = look {
-            let media = tc.checked_sub(offset_us);
-            let next_media = match media {
-                Some(m) if m < u64::from(period_us) => {
-                    let m = m as u32;
-                    let (index, sequential) = frame_at(source, m, sent, count).await?;
-                    if sent.map(|s| s.0) != Some(index) {
-                        let frame = source
-                            .read_frame(index, &mut buf)
-                            .await
-                            .map_err(|error| PlayError::Source { index, error })?;
-                        if sequential {
-                            let late = m.saturating_sub(frame.time_us);
-                            if u64::from(late) > LATE_AFTER_US {
-                                report.late_frames += 1;
-                            }
-                            report.max_late_us = report.max_late_us.max(u64::from(late));
-                        }
-                        send(sink, &mut report, index, &buf[..frame.len.min(MAX_LEN)]);
-                        sent = Some((index, frame.time_us));
-                    }
-                    match index + 1 {
-                        n if n < count => Some(time_of(source, n).await?),
-                        _ => None,
-                    }
-                }
-                // Before the first frame: it is due at its time.
-                None => Some(0),
-                // Past the end: nothing more until the timecode goes back.
-                Some(_) => None,
-            };
-            let due = next_media.and_then(|m| {
-                timecode.with(now, |f| {
-                    f.chase_at(now.as_micros())
-                        .local_time_of(offset_us.saturating_add(u64::from(m)))
-                })?
-            });
-            if let Some(due) = due {
-                wake = wake.min(Instant::from_micros(due).max(now));
+        let step = match look {
+            Some((chase, offset_us)) => {
+                head.step(
+                    &mut SourceTimes(&mut *source),
+                    &chase,
+                    offset_us,
+                    now.as_micros(),
+                )
+                .await?
             }
-        }
-        report.due_us = wake.as_micros();
-        progress(&report);
-        // A timecode frame may move the position (a locate): look again then.
-        select(Timer::at(wake), timecode.arrival()).await;
-    }
-}
-
-/// The frame playing at `m` µs into the take (the last whose time is not
-/// past it), and whether it follows `sent` on. Frames in order cost one
-/// look at the next frame's time; a jump is a binary search. The position
-/// going back less than a jump keeps the frame sent: time never runs
-/// backwards in the output but for a locate.
-async fn frame_at<S: FrameSource>(
-    source: &mut S,
-    m: u32,
-    sent: Option<(u32, u32)>,
-    count: u32,
-) -> Result<(u32, bool), PlayError<S::Error>> {
-    if let Some((last, last_time)) = sent {
-        // Slewing may pull the position back a little: stay, never resend.
-        if m < last_time && last_time - m < SEEK_PAST_US {
-            return Ok((last, true));
-        }
-        if m >= last_time {
-            let next = last + 1;
-            if next >= count {
-                return Ok((last, true));
+            // Nothing chases (the feed ended before the playback): look again.
+            None => Step::Wait {
+                until_us: now.as_micros() + LOOK_EVERY_US,
+            },
+        };
+        match step {
+            Step::Send(cue) => {
+                let frame = source
+                    .read_frame(cue.index, &mut buf)
+                    .await
+                    .map_err(|error| PlayError::Source {
+                        index: cue.index,
+                        error,
+                    })?;
+                send(sink, &mut report, cue.index, &buf[..frame.len.min(MAX_LEN)]);
+                let counts = head.counts();
+                report.late_frames = counts.late_frames;
+                report.max_late_us = counts.max_late_us;
+                progress(&report);
             }
-            let next_time = time_of(source, next).await?;
-            if m < next_time {
-                return Ok((last, true));
-            }
-            if m - next_time < SEEK_PAST_US {
-                return Ok((next, true));
+            Step::Wait { until_us } => {
+                report.due_us = until_us;
+                progress(&report);
+                // A timecode frame may move the position (a locate): look again then.
+                select(
+                    Timer::at(Instant::from_micros(until_us)),
+                    timecode.arrival(),
+                )
+                .await;
             }
         }
     }
-    // The last frame whose time is not past m (frame 0's time is 0).
-    let (mut lo, mut hi) = (0u32, count);
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if time_of(source, mid).await? <= m {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    Ok((lo, false))
 }
 
-/// Frame `index`'s time in the take.
-async fn time_of<S: FrameSource>(source: &mut S, index: u32) -> Result<u32, PlayError<S::Error>> {
-    source
-        .frame_time(index)
-        .await
-        .map_err(|error| PlayError::Source { index, error })
-}
-
-/// The take's first frame's own frame time, as µs since midnight.
-async fn own_time<S: FrameSource>(
+/// The take's first frame's own frame time (`None` when it does not decode).
+async fn first_time<S: FrameSource>(
     source: &mut S,
     buf: &mut [u8; MAX_LEN],
-) -> Result<u64, PlayError<S::Error>> {
+) -> Result<Option<FrameTime>, PlayError<S::Error>> {
     let frame = source
         .read_frame(0, buf)
         .await
         .map_err(|error| PlayError::Source { index: 0, error })?;
-    FaceFrame::decode(&buf[..frame.len.min(MAX_LEN)])
+    Ok(FaceFrame::decode(&buf[..frame.len.min(MAX_LEN)])
         .ok()
-        .and_then(|f| f.time.micros_of_day())
-        .ok_or(PlayError::NoTimecode)
+        .map(|f| f.time))
 }

@@ -23,7 +23,7 @@ use heapless::Vec;
 use llv_card::Slot;
 use llv_control::Playback;
 use llv_control::{Take, TakeLibrary};
-use llv_core::control::{Fault, FaultCode, Playing, Start, MAX_FAULTS};
+use llv_core::control::{Ended, Fault, FaultCode, Played, Playing, Start, MAX_FAULTS};
 use llv_core::settings::{Loops, Sender, Settings, Target, BOX_NAME_LEN, MAX_TARGETS};
 
 use crate::chase_feed::ChaseFeed;
@@ -60,6 +60,8 @@ struct Life {
 pub struct BoxState {
     commands: Signal<CriticalSectionRawMutex, Command>,
     playing: Shared<Option<Playing>>,
+    /// How the last playback went, from its end until the next starts.
+    last: Shared<Option<Played>>,
     life: Shared<Option<Life>>,
     subject: SubjectCell,
     read_ahead: ReadAheadGauge,
@@ -77,6 +79,7 @@ impl BoxState {
         BoxState {
             commands: Signal::new(),
             playing: BlockingMutex::new(RefCell::new(None)),
+            last: BlockingMutex::new(RefCell::new(None)),
             life: BlockingMutex::new(RefCell::new(None)),
             subject: BlockingMutex::new(RefCell::new(None)),
             read_ahead: ReadAheadGauge::new(),
@@ -149,6 +152,25 @@ impl BoxState {
         self.playing.lock(|p| p.borrow().clone())
     }
 
+    /// How the last playback went, while none plays.
+    pub fn last(&self) -> Option<Played> {
+        self.last.lock(|l| l.borrow().clone())
+    }
+
+    /// Ends the playback in progress: its summary, ended so, becomes the last.
+    fn end_playback(&self, ended: Ended) {
+        let played = self.playing.lock(|p| p.borrow_mut().take());
+        let summary = played.map(|p| Played {
+            take: p.take,
+            // Every frame is offered to every target: one target's counts say how many.
+            frames: p.targets.first().map_or(0, |t| t.sent + t.dropped),
+            late_frames: p.late_frames,
+            dropped: p.targets.iter().map(|t| t.dropped).sum(),
+            ended,
+        });
+        self.last.lock(|l| *l.borrow_mut() = summary);
+    }
+
     fn progress(&self, report: &PlayReport) {
         let life = Life {
             at: Instant::now(),
@@ -192,6 +214,10 @@ impl Playback<BoxTake> for BoxDevice<'_> {
 
     fn playing(&self) -> Option<Playing> {
         self.state.playing()
+    }
+
+    fn last(&self) -> Option<Played> {
+        self.state.last()
     }
 
     fn clock_us(&self) -> u64 {
@@ -246,6 +272,7 @@ pub async fn run_player<F: NorFlash, D: Slot, K: PacketSink>(
         };
         let name = reader.header().name.clone();
         info!("playing {=str}", name.as_str());
+        state.last.lock(|l| *l.borrow_mut() = None);
         state.playing.lock(|p| {
             *p.borrow_mut() = Some(Playing {
                 take: name,
@@ -291,7 +318,11 @@ pub async fn run_player<F: NorFlash, D: Slot, K: PacketSink>(
         };
         let outcome = select(playback, state.commands.wait()).await;
         state.timecode.end();
-        state.playing.lock(|p| *p.borrow_mut() = None);
+        state.end_playback(match &outcome {
+            Either::First(Ok(_)) => Ended::Done,
+            Either::First(Err(_)) => Ended::Failed,
+            Either::Second(_) => Ended::Stopped,
+        });
         state.life.lock(|l| *l.borrow_mut() = None);
         state.read_ahead.short.store(false, Ordering::Relaxed);
         command = match outcome {

@@ -21,8 +21,7 @@ use crate::fmt::info;
 use crate::sink::{Offer, PacketSink};
 use crate::source::FrameSource;
 
-/// A frame sent more than this after its deadline counts as late.
-pub const LATE_AFTER_US: u64 = 2_000;
+use llv_core::pacing::LATE_AFTER_US;
 
 /// How long the end of a playback waits for the queues to drain.
 pub const FLUSH_TIMEOUT: Duration = Duration::from_millis(500);

@@ -3,6 +3,9 @@
 //! take's frame for the timecode of its moment within one frame; a 2 s
 //! dropout freewheels and re-locks; a jump locates; bad packets are counted
 //! and ignored; nothing goes out before the take's place on the timecode.
+//! The real phone take (30 Hz numbered at 60 fps) plays every frame once and
+//! in order, at its own timecode and through midnight; a hold sends the held
+//! frame at the take's rate.
 
 mod common;
 
@@ -19,6 +22,8 @@ use llv_core::artnet::{ArtTimeCode, Label, TimecodeKind};
 use llv_core::chase::ChaseState;
 use llv_core::packet::{FaceFrame, MAX_LEN};
 use llv_core::settings::ChaseSpec;
+use llv_core::take::TakeTiming;
+use llv_core::time::{FrameRate, FrameTime, Timecode};
 
 const STEP: Duration = Duration::from_micros(100);
 const LIMIT: Duration = Duration::from_secs(60);
@@ -316,4 +321,167 @@ fn a_take_at_its_own_timecode_starts_at_its_first_frame_time() {
         LIMIT,
     );
     assert_eq!(r, Err(PlayError::NoTimecode));
+}
+
+/// The first `rows` frames of the real phone take (`alex_rom_3.csv`: 30 Hz
+/// numbered in 60 fps frames, a few ms off the grid), its first frame moved
+/// to the 60 fps frame `first` of the day (the numbers wrapping at
+/// midnight), timed as the take image times them.
+fn phone_source(rows: usize, first: Option<i32>) -> VecSource {
+    let text = include_str!("../../../tests/fixtures/llf/alex_rom_3.csv");
+    let rate = FrameRate::FPS_60;
+    let day = rate.frames_per_day().unwrap() as i32;
+    let times: Vec<FrameTime> = text
+        .lines()
+        .skip(1)
+        .take(rows)
+        .map(|line| {
+            let tc = Timecode::parse(line.split(',').next().unwrap()).unwrap();
+            tc.to_frame_time(rate).unwrap()
+        })
+        .collect();
+    let shift = first.map_or(0, |f| f - times[0].frame_number);
+    let mut timing = TakeTiming::new(rate);
+    let frames = times
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let time = FrameTime {
+                frame_number: (t.frame_number + shift).rem_euclid(day),
+                ..*t
+            };
+            let frame = FaceFrame {
+                version: 6,
+                device_id: "E1FCDF84-8D93-5CD8-9A57-D76DD8FB2F52",
+                subject: "alex_rom_3",
+                time,
+                blendshapes: [0.0; 61],
+            };
+            let mut buf = [0u8; MAX_LEN];
+            let len = frame.encode(&mut buf).unwrap();
+            (timing.next(i as u32, &time).unwrap(), buf[..len].to_vec())
+        })
+        .collect();
+    VecSource {
+        frames,
+        period_us: timing.period().unwrap(),
+        fail_at: None,
+    }
+}
+
+/// Chases `src` at its own timecode under `spec` while `master` runs; the
+/// frames sent (when, which) and the chase's last state.
+fn chase_own(
+    mut src: VecSource,
+    spec: ChaseSpec,
+    master: &Master,
+) -> (Instant, Vec<(Instant, u32)>) {
+    let _clock = clock();
+    let timecode = ChaseFeed::new();
+    timecode.begin(&spec);
+    let packets: Vec<Vec<u8>> = src.frames.iter().map(|f| f.1.clone()).collect();
+    let mut sink = Recorder::default();
+    let targets = [target(1)];
+    let t0 = Instant::now();
+    let played = chase(&mut src, &mut sink, &targets, &timecode, None, |_| ());
+    match on_mock_clock(
+        select3(played, master.run(&timecode), core::future::pending::<()>()),
+        STEP,
+        LIMIT,
+    ) {
+        Either3::Second(()) => {}
+        _ => panic!("the chase ended"),
+    }
+    let sent = sink
+        .sent
+        .iter()
+        .map(|s| {
+            (
+                s.at,
+                packets.iter().position(|p| *p == s.bytes).unwrap() as u32,
+            )
+        })
+        .collect();
+    (t0, sent)
+}
+
+/// The 30 fps frame count of `h:m:s:00`.
+fn count(h: u8, m: u8, s: u8) -> u32 {
+    KIND.rate().count_of((h, m, s, 0)).unwrap()
+}
+
+#[test]
+fn a_phone_take_plays_every_frame_once_and_in_order() {
+    // 300 frames (10 s) from 13:13:04:31.652 at their own timecode; timecode
+    // from 13:13:03:00 for 13 s.
+    let master = Master {
+        start: count(13, 13, 3),
+        frames: 13 * 30,
+        dropout: None,
+        jump: None,
+        linger: Duration::from_millis(200),
+    };
+    let (_, sent) = chase_own(phone_source(300, None), ChaseSpec::DEFAULT, &master);
+    let indexes: Vec<u32> = sent.iter().map(|s| s.1).collect();
+    assert_eq!(indexes, (0..300).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_take_through_midnight_is_chased_through_it() {
+    // The phone take from 23:59:55:00 (60 fps frame 5,183,700); timecode
+    // from 23:59:54:00 to 00:00:07:00.
+    let master = Master {
+        start: count(23, 59, 54),
+        frames: 13 * 30,
+        dropout: None,
+        jump: None,
+        linger: Duration::from_millis(200),
+    };
+    let first = FrameRate::FPS_60.count_of((23, 59, 55, 0)).unwrap() as i32;
+    let (t0, sent) = chase_own(phone_source(300, Some(first)), ChaseSpec::DEFAULT, &master);
+    let indexes: Vec<u32> = sent.iter().map(|s| s.1).collect();
+    assert_eq!(indexes, (0..300).collect::<Vec<_>>());
+    // Frame 0 at 23:59:55:00.652 (its subframe is 10.9 ms), 1 s in; the last
+    // at about 00:00:05, 11 s in.
+    let (first_at, last_at) = (sent[0].0 - t0, sent[299].0 - t0);
+    assert!(
+        (1_010..1_016).contains(&first_at.as_millis()),
+        "{first_at:?}"
+    );
+    assert!(
+        (10_900..11_100).contains(&last_at.as_millis()),
+        "{last_at:?}"
+    );
+}
+
+#[test]
+fn a_hold_keeps_sending_the_held_frame_at_the_takes_rate() {
+    // Timecode from 13:13:03:00 for 4 s, then none: 0.5 s of freewheel, then
+    // held for the 2 s the test lingers.
+    let master = Master {
+        start: count(13, 13, 3),
+        frames: 4 * 30,
+        dropout: None,
+        jump: None,
+        linger: Duration::from_secs(2),
+    };
+    let spec = ChaseSpec {
+        freewheel_ms: 500,
+        hold: true,
+        ..ChaseSpec::DEFAULT
+    };
+    let (t0, sent) = chase_own(phone_source(300, None), spec, &master);
+    let played = sent.windows(2).take_while(|w| w[1].1 == w[0].1 + 1).count() + 1;
+    let (held_at, last) = sent[played - 1];
+    let during = &sent[played..];
+    assert!(during.iter().all(|s| s.1 == last));
+    // Held from 4.6 s (the last timecode, 100 ms to call it lost, 500 ms of
+    // freewheel) to 6 s: the frame again every 33.3 ms, the take's rate.
+    let held_from = (held_at - t0).as_millis();
+    assert!((4_550..4_650).contains(&held_from), "{held_from}");
+    assert!((38..=44).contains(&during.len()), "{}", during.len());
+    for pair in during.windows(2) {
+        let gap = (pair[1].0 - pair[0].0).as_micros();
+        assert!((33_000..34_000).contains(&gap), "{gap}");
+    }
 }

@@ -20,7 +20,7 @@ use llv_card::{Card, CardPort, NoCard};
 use llv_control::mock::ScriptedStream;
 use llv_control::{serve_connection, ConnectionBuffers, Control, Limits, Paced, Penalties, LIMITS};
 use llv_core::control::{
-    encode, Request, Response, Start, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
+    encode, Ended, Request, Response, Start, MAX_FRAME, PREFIX_LEN, PROTOCOL_VERSION,
 };
 use llv_core::take::{TakeImage, MAX_CHUNK};
 
@@ -150,6 +150,13 @@ fn a_stop_during_playback_ends_it_at_once_and_a_play_replaces_it() {
     let before = sink.sent.len();
     // Frames due at 0, 16.667, ..., 83.335 ms; the next, at 100.002 ms, was stopped.
     assert_eq!(before, 6);
+    // The status keeps how it went until the next play.
+    assert!(state.playing().is_none());
+    let last = state.last().expect("the last playback");
+    assert_eq!(
+        (last.take.as_str(), last.frames, last.dropped, last.ended),
+        ("t", 6, 0, Ended::Stopped)
+    );
     for (i, s) in sink.sent.iter().enumerate() {
         assert_eq!(s.bytes, packets[i], "frame {i}");
     }
@@ -160,6 +167,9 @@ fn a_stop_during_playback_ends_it_at_once_and_a_play_replaces_it() {
         play(&store, &state, 1);
         Timer::after(Duration::from_secs(2)).await;
     });
+    // Played to its end: done, all 60 frames.
+    let last = state.last().expect("the last playback");
+    assert_eq!((last.frames, last.ended), (60, Ended::Done));
     let second: Vec<_> = sink.sent[before..].iter().map(|s| &s.bytes).collect();
     // The first play's frames at 0, 16.667 and 33.334 ms, then the second play whole.
     let expected: Vec<_> = packets[..3].iter().chain(&packets).collect();

@@ -14,6 +14,7 @@ use super::client::{target, BoxClient};
 use super::together;
 use crate::args::{ChaseArgs, TokenArgs};
 use crate::console::printable;
+use crate::playback::chasing::describe;
 
 /// Arguments of `llv box`.
 #[derive(Args, Debug)]
@@ -337,7 +338,7 @@ fn print_status(client: &BoxClient, s: &Status) {
         None => crate::outln!("address  none yet"),
     }
     match &s.playing {
-        Some(p) => {
+        Some(p) if p.sending() => {
             crate::outln!(
                 "playing  {}, frame {}, {} loops done, {} frames late (latest {:.1} ms)",
                 printable(&p.take),
@@ -346,34 +347,54 @@ fn print_status(client: &BoxClient, s: &Status) {
                 p.late_frames,
                 f64::from(p.max_late_us) / 1000.0
             );
-            if p.read_ahead_low != u32::MAX {
-                crate::outln!(
-                    "  read-ahead held {} frames at its lowest",
-                    p.read_ahead_low
-                );
-            }
-            for t in &p.targets {
-                crate::outln!(
-                    "  to {:<21} {} sent, {} dropped",
-                    t.target,
-                    t.sent,
-                    t.dropped
-                );
-            }
-            if let Some(c) = &p.chase {
-                let at = c.timecode.map_or("no timecode yet".to_string(), |tc| {
-                    format!("at {tc} ({})", tc.kind.rate())
-                });
-                crate::outln!(
-                    "chase    {} {at}, {} locates, {} timecode frames, {} bad packets ignored",
-                    c.state.name(),
-                    c.locates,
-                    c.timecode_frames,
-                    c.bad_packets
-                );
-            }
         }
-        None => crate::outln!("playing  nothing"),
+        // A chase that sends nothing now: it waits for, locks to or lost its timecode.
+        Some(p) => {
+            let why = p.chase.map_or("", |c| describe(c.state));
+            crate::outln!(
+                "chasing  {}, sending nothing ({why}); it plays when timecode runs, until stopped",
+                printable(&p.take)
+            );
+        }
+        None => match &s.last {
+            Some(l) => crate::outln!(
+                "playing  nothing; the last playback: {}, {} frames sent, {} late, {} dropped, {}",
+                printable(&l.take),
+                l.frames,
+                l.late_frames,
+                l.dropped,
+                l.ended.name()
+            ),
+            None => crate::outln!("playing  nothing"),
+        },
+    }
+    if let Some(p) = &s.playing {
+        if p.read_ahead_low != u32::MAX {
+            crate::outln!(
+                "  read-ahead held {} frames at its lowest",
+                p.read_ahead_low
+            );
+        }
+        for t in &p.targets {
+            crate::outln!(
+                "  to {:<21} {} sent, {} dropped",
+                t.target,
+                t.sent,
+                t.dropped
+            );
+        }
+        if let Some(c) = &p.chase {
+            let at = c.timecode.map_or("no timecode yet".to_string(), |tc| {
+                format!("at {tc} ({})", tc.kind.rate())
+            });
+            crate::outln!(
+                "chase    {} {at}, {} locates, {} timecode frames, {} bad packets ignored",
+                c.state.name(),
+                c.locates,
+                c.timecode_frames,
+                c.bad_packets
+            );
+        }
     }
     crate::outln!(
         "flash    {} bytes used, {} free",

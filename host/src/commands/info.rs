@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use llv_core::blendshape::{COUNT, NAMES};
-use llv_core::time::{FrameRate, FrameTime};
+use llv_core::time::{FrameRate, FrameTime, TakeTime};
 use serde_json::json;
 
 use crate::args::{OutputArgs, ReadArgs};
@@ -51,8 +51,11 @@ pub struct Stats {
     pub devices: BTreeMap<String, u64>,
     /// Forward jumps of more than one frame number (same rate).
     pub frame_number_gaps: Gaps,
-    /// Each frame's time, seconds from the first frame (for the cadence).
+    /// Each frame's take time, seconds from the first frame through
+    /// midnight (for the cadence).
     pub times: Vec<f64>,
+    /// Gives each frame its take time.
+    take_time: TakeTime,
     /// Places where the frame time goes back or stays.
     pub backwards: u64,
     /// Per blendshape, over its finite values.
@@ -129,7 +132,7 @@ impl Stats {
         let first = stats.first_last.map_or(time, |(f, _)| f);
         stats
             .times
-            .push(time.seconds_since(&first).unwrap_or(f64::NAN));
+            .push(stats.take_time.next_seconds(&time).unwrap_or(f64::NAN));
         let index = stats.frames - 1;
         if !time.subframe.is_finite() {
             stats.nonfinite += 1;
@@ -163,18 +166,22 @@ impl Stats {
     /// Seconds from the first frame to the end of the last one, which lasts
     /// one interval of the take's cadence (one frame at its rate for a single frame).
     pub fn duration(&self) -> Option<f64> {
-        let (first, last) = self.first_last?;
+        let (_, last) = self.first_last?;
         let period = match self.cadence() {
             Some(c) => c.interval,
             None => 1.0 / last.rate.fps()?,
         };
-        Some(last.seconds_since(&first)? + period)
+        Some(self.span()? + period)
+    }
+
+    /// Seconds from the first frame to the last, through midnight.
+    fn span(&self) -> Option<f64> {
+        self.times.last().copied().filter(|s| s.is_finite())
     }
 
     /// Mean frames per second from the frame times.
     pub fn mean_rate(&self) -> Option<f64> {
-        let (first, last) = self.first_last?;
-        let span = last.seconds_since(&first)?;
+        let span = self.span()?;
         (span > 0.0).then(|| (self.frames - 1) as f64 / span)
     }
 }
@@ -302,14 +309,26 @@ fn text(file: &std::path::Path, format: Format, stats: &Stats) -> String {
     if let Some(d) = stats.duration() {
         push_line!(out, "duration   {d:.3} s");
     }
+    // "fps" is the timecode's rate (what frame numbers count at), "Hz" how
+    // often frames come (the cadence): a phone take is 60 fps and 30 Hz.
     let rates: Vec<String> = stats
         .rates
         .iter()
-        .map(|(r, n)| format!("{} fps ({n})", rate_name(*r)))
+        .map(|(r, n)| {
+            let df = if FrameRate::new(r.0, r.1).is_drop_frame() {
+                " drop-frame"
+            } else {
+                ""
+            };
+            format!("{} fps{df} ({n} frames)", rate_name(*r))
+        })
         .collect();
-    push_line!(out, "rates      {}", rates.join(", "));
+    push_line!(out, "timecode   {}", rates.join(", "));
     if let Some(r) = stats.mean_rate() {
-        push_line!(out, "mean rate  {r:.3} fps (from frame times)");
+        push_line!(
+            out,
+            "mean       {r:.3} Hz (frames over the span of their times)"
+        );
     }
     push_line!(out, "subjects   {}", list(&stats.subjects));
     push_line!(out, "device ids {}", list(&stats.devices));
@@ -321,9 +340,14 @@ fn text(file: &std::path::Path, format: Format, stats: &Stats) -> String {
             .and_then(|(f, _)| f.rate.fps())
             .map(|fps| (c.interval * fps, fps))
             .filter(|(n, _)| (n - n.round()).abs() < 0.1 && n.round() >= 1.0)
-            .map_or(String::new(), |(n, fps)| match n.round() as u64 {
-                1 => format!("; every frame at {fps:.3} fps"),
-                n => format!("; every {n} frames at {fps:.3} fps"),
+            .map_or(String::new(), |(n, _)| {
+                let rate = stats
+                    .first_last
+                    .map_or(String::new(), |(f, _)| f.rate.to_string());
+                match n.round() as u64 {
+                    1 => format!("; a frame every timecode frame at {rate} fps"),
+                    n => format!("; a frame every {n} timecode frames at {rate} fps"),
+                }
             });
         push_line!(
             out,

@@ -106,7 +106,7 @@ pub fn run(args: Args) -> Result<()> {
     progress.finish_and_clear();
     let secs = report.elapsed.as_secs_f64();
     console::print(&format!(
-        "{} {} frames to {} target(s) in {:.3} s (mean {:.3} fps{}; latest send {:.3} ms after its deadline, {}){}\n",
+        "{} {} frames to {} target(s) in {:.3} s (mean {:.3} Hz{}; latest send {:.3} ms after its deadline, {}){}\n",
         if report.stopped {
             "stopped after"
         } else {
@@ -173,9 +173,11 @@ fn chase(
     let (report, errors) = play_chased(take, targets, spec.offset, &receiver, stop, progress)?;
     progress.finish_and_clear();
     console::print(&format!(
-        "chased: {} frames sent, {} seeks, {} locates; {} timecode frames received, {} bad packets, {} of other streams and {} other Art-Net packets ignored; last state {}, {}{}\n",
-        report.frames,
-        report.seeks,
+        "chased: {} frames sent ({} held frames again), {} late, {} seeks (starts and jumps), {} locates; {} timecode frames received, {} bad packets, {} of other streams and {} other Art-Net packets ignored; last state {}, {}{}\n",
+        report.cues.frames,
+        report.cues.repeats,
+        report.cues.late_frames,
+        report.cues.seeks,
         report.locates,
         report.timecode_frames,
         report.bad_packets,

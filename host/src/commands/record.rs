@@ -129,7 +129,7 @@ pub fn run(args: Args) -> Result<()> {
 
 fn print_summary(counts: &Counts, path: &std::path::Path) -> io::Result<()> {
     let mut text = format!(
-        "recorded {} frames in {:.3} s (mean {:.3} fps) to {}\n",
+        "recorded {} frames in {:.3} s (mean {:.3} Hz) to {}\n",
         counts.frames,
         counts.seconds(),
         counts.mean_rate(),

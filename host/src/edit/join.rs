@@ -2,11 +2,13 @@
 //! By default the time continues: each take after the first moves by whole
 //! frames so that its first frame follows the last frame of the take before
 //! by that take's last interval (one frame of a 60 fps take, two timecode
-//! frames of a 30 Hz phone take), subframes kept. Takes joined this way must
-//! share a rate (retime first). With `keep_time`, frames keep their times.
+//! frames of a 30 Hz phone take), subframes kept; frame numbers that count a
+//! time of day wrap at midnight, so labels stay below 24 hours. Takes joined
+//! this way must share a rate (retime first). With `keep_time`, frames keep
+//! their times.
 
 use anyhow::{anyhow, bail, Result};
-use llv_core::time::FrameTime;
+use llv_core::time::{FrameRate, FrameTime};
 
 use super::Frame;
 
@@ -19,6 +21,8 @@ pub struct Join {
     interval: i64,
     /// Per take: its name, frames and shift in frames.
     parts: Vec<(String, u64, i64)>,
+    /// The rate frames were shifted at (for the report).
+    rate: Option<FrameRate>,
 }
 
 impl Join {
@@ -30,6 +34,7 @@ impl Join {
             last: None,
             interval: 1,
             parts: Vec::new(),
+            rate: None,
         }
     }
 
@@ -54,22 +59,33 @@ impl Join {
                     last.rate
                 );
             }
-            *shift =
-                i64::from(last.frame_number) + self.interval - i64::from(frame.time.frame_number);
+            let follow = FrameTime {
+                frame_number: i32::try_from(i64::from(last.frame_number) + self.interval)
+                    .unwrap_or(last.frame_number),
+                ..last
+            };
+            // The short way round a day: a take that follows across midnight moves a little.
+            *shift = follow.frames_since(&frame.time).unwrap_or(0);
             self.parts[*index].2 = *shift;
         }
         if *shift != 0 {
-            frame.time.frame_number = i32::try_from(i64::from(frame.time.frame_number) + *shift)
+            let mut number = i64::from(frame.time.frame_number) + *shift;
+            if let Some(day) = frame.time.rate.frames_per_day().map(i64::from) {
+                if (0..day).contains(&i64::from(frame.time.frame_number)) {
+                    number = number.rem_euclid(day);
+                }
+            }
+            frame.time.frame_number = i32::try_from(number)
                 .map_err(|_| anyhow!("{name}: frame numbers past what a packet holds"))?;
         }
         if let Some(last) = self.last.filter(|l| l.rate == frame.time.rate && count > 0) {
-            let step = i64::from(frame.time.frame_number) - i64::from(last.frame_number);
-            if step > 0 {
+            if let Some(step) = frame.time.frames_since(&last).filter(|s| *s > 0) {
                 self.interval = step;
             }
         }
         self.parts[*index].1 += 1;
         self.last = Some(frame.time);
+        self.rate = Some(frame.time.rate);
         Ok(frame)
     }
 
@@ -78,9 +94,9 @@ impl Join {
         let parts: Vec<String> = self
             .parts
             .iter()
-            .map(|(name, frames, shift)| match shift {
-                0 => format!("{name} ({frames} frames)"),
-                s => format!("{name} ({frames} frames, moved {s:+} frames)"),
+            .map(|(name, frames, shift)| match (shift, self.rate) {
+                (0, _) | (_, None) => format!("{name} ({frames} frames)"),
+                (s, Some(rate)) => format!("{name} ({frames} frames, {})", moved(*s, rate)),
             })
             .collect();
         let how = if self.keep_time {
@@ -90,6 +106,21 @@ impl Join {
         };
         format!("join ({how}): {}", parts.join(" + "))
     }
+}
+
+/// `shift` frames at `rate` in words: `moved 1:29:36.417 earlier`.
+fn moved(shift: i64, rate: FrameRate) -> String {
+    let seconds =
+        shift.unsigned_abs() as f64 * f64::from(rate.denominator) / f64::from(rate.numerator);
+    let whole = seconds as u64;
+    let time = format!(
+        "{}:{:02}:{:06.3}",
+        whole / 3600,
+        whole / 60 % 60,
+        seconds - (whole - whole % 60) as f64
+    );
+    let way = if shift > 0 { "later" } else { "earlier" };
+    format!("moved {time} {way}")
 }
 
 #[cfg(test)]
@@ -124,12 +155,41 @@ mod tests {
         assert_eq!(numbers, [10, 12, 14, 16, 18]);
         assert_eq!(
             join.report(),
-            "join (time continues): a (3 frames) + b (2 frames, moved -484 frames)"
+            "join (time continues): a (3 frames) + b (2 frames, moved 0:00:08.067 earlier)"
         );
         join.start("c");
         let err = join
             .frame(frame(0, FrameRate::new(30, 1), |_| 0.0))
             .unwrap_err();
         assert!(err.to_string().starts_with("c: rate 30 differs"), "{err}");
+    }
+
+    #[test]
+    fn a_take_that_follows_across_midnight_wraps_its_numbers() {
+        // a ends at 23:59:59:58; b, from 10:00:00:00, follows from 00:00:00:00.
+        let rate = FrameRate::FPS_60;
+        let day = 24 * 3600 * 60;
+        let mut join = Join::new(false);
+        join.start("a");
+        for n in [day - 4, day - 2] {
+            join.frame(frame(n, rate, |_| 0.0)).unwrap();
+        }
+        join.start("b");
+        let numbers: Vec<i32> = [36_000 * 60, 36_000 * 60 + 2]
+            .iter()
+            .map(|&n| {
+                join.frame(frame(n, rate, |_| 0.0))
+                    .unwrap()
+                    .time
+                    .frame_number
+            })
+            .collect();
+        assert_eq!(numbers, [0, 2]);
+        // The short way round the day: 10 hours back.
+        assert!(
+            join.report().ends_with("moved 10:00:00.000 earlier)"),
+            "{}",
+            join.report()
+        );
     }
 }

@@ -1,6 +1,8 @@
 //! Resampling a take to a new frame rate. Output frame `k` falls at the first
-//! frame's time plus `k / rate`; it carries frame number `F0 + k` at the new
-//! rate, with the first frame's subframe (the first frame keeps its time).
+//! frame's time plus `k / rate` (take time: on through midnight); it carries
+//! frame number `F0 + k` at the new rate, with the first frame's subframe (the
+//! first frame keeps its time), wrapped at midnight when the take's own
+//! numbers count a time of day.
 //! Its values are interpolated linearly between the input frames around it,
 //! head and eye angles included; a frame that falls exactly on an input frame
 //! takes that frame's values bit for bit. Output frames run on until the end
@@ -11,7 +13,7 @@
 
 use anyhow::{anyhow, bail, Result};
 use llv_core::blendshape::COUNT;
-use llv_core::time::{FrameRate, FrameTime};
+use llv_core::time::{FrameRate, FrameTime, TakeTime};
 
 use super::{Frame, Out, Stage};
 
@@ -22,8 +24,11 @@ const SAME_TIME: f64 = 1e-7;
 /// The retime stage.
 pub struct Retime {
     rate: FrameRate,
-    /// The first input frame and its time at the new rate (frame, subframe).
-    start: Option<(FrameTime, i64, f32)>,
+    /// The first input frame's time at the new rate (frame, subframe), and
+    /// whether its number counts a time of day (below a day of labels).
+    start: Option<(i64, f32, bool)>,
+    /// Gives each input frame its take time.
+    take: TakeTime,
     /// The input frame before the next one, and its offset in seconds.
     prev: Option<(Frame, f64)>,
     /// The interval before `prev`, in seconds.
@@ -44,6 +49,7 @@ impl Retime {
         Ok(Retime {
             rate,
             start: None,
+            take: TakeTime::new(),
             prev: None,
             last_interval: None,
             next: 0,
@@ -60,8 +66,12 @@ impl Retime {
 
     /// The output frame `k` with `values`, the identity of `like`.
     fn output(&self, k: u64, like: &Frame, values: [f32; COUNT]) -> Result<Frame> {
-        let (_, first_number, subframe) = self.start.expect("started");
-        let frame_number = i32::try_from(first_number + k as i64)
+        let (first_number, subframe, of_day) = self.start.expect("started");
+        let mut number = first_number + k as i64;
+        if let (true, Some(day)) = (of_day, self.rate.frames_per_day()) {
+            number = number.rem_euclid(i64::from(day));
+        }
+        let frame_number = i32::try_from(number)
             .map_err(|_| anyhow!("retime: frame {k} is past the frame numbers of a packet"))?;
         Ok(Frame {
             device_id: like.device_id.clone(),
@@ -106,16 +116,19 @@ impl Stage for Retime {
         if !self.rates_in.contains(&frame.time.rate) {
             self.rates_in.push(frame.time.rate);
         }
-        let Some((first, _, _)) = self.start else {
+        let t = self
+            .take
+            .next_seconds(&frame.time)
+            .ok_or_else(|| anyhow!("retime: frame at rate {} has no time", frame.time.rate))?;
+        if self.start.is_none() {
             let (number, subframe) = at_rate(&frame.time, self.rate)?;
-            self.start = Some((frame.time, number, subframe));
+            let of_day = frame.time.rate.frames_per_day().is_some_and(|day| {
+                (0..i64::from(day)).contains(&i64::from(frame.time.frame_number))
+            });
+            self.start = Some((number, subframe, of_day));
             self.prev = Some((frame, 0.0));
             return Ok(());
-        };
-        let t = frame
-            .time
-            .seconds_since(&first)
-            .ok_or_else(|| anyhow!("retime: frame at rate {} has no time", frame.time.rate))?;
+        }
         let (prev, t_prev) = self.prev.take().expect("started");
         if t <= t_prev {
             self.dropped += 1;
@@ -164,7 +177,7 @@ impl Stage for Retime {
             String::new()
         };
         format!(
-            "retime: {} frames at {} fps -> {} frames at {} fps{dropped}",
+            "retime: {} frames (timecode {} fps) -> {} frames, one every timecode frame at {} fps{dropped}",
             self.frames_in,
             rates.join(", "),
             self.next,

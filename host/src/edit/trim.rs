@@ -1,14 +1,18 @@
 //! Trimming: keep the frames from an in point up to, not including, an out
 //! point, given as a timecode, as seconds from the first frame, or as a frame
-//! index (0-based), as editors do (in inclusive, out exclusive). A timecode
-//! is read at each frame's own rate, and a frame belongs to the span its
-//! time (frame number plus subframe) falls in, so `--from 13:13:04:31` keeps a
-//! frame at `13:13:04:31.652` and `--to 13:13:04:31` drops it.
+//! index (0-based), as editors do (in inclusive, out exclusive). Frames are
+//! placed by their take time (`TakeTime`: it runs on through midnight, so
+//! `--from 23:59:58:00 --to 00:00:02:00` keeps 4 s of a take that runs
+//! through it). A timecode is read at each frame's own rate (drop-frame at
+//! 29.97 and 59.94), within 12 hours of that frame, and a frame belongs to the
+//! span its time (frame number plus subframe) falls in, so `--from
+//! 13:13:04:31` keeps a frame at `13:13:04:31.652` and `--to 13:13:04:31`
+//! drops it.
 
 use std::fmt;
 
 use anyhow::{anyhow, bail, Result};
-use llv_core::time::{FrameTime, Timecode};
+use llv_core::time::{FrameTime, TakeTime, Timecode};
 
 use super::{Frame, Out, Stage};
 
@@ -33,17 +37,19 @@ impl fmt::Display for Point {
     }
 }
 
-/// Where the frame at `index` with time `time` stands against `point`
-/// (`first` is the stream's first frame time): `Less` before it, else not.
-fn before(point: &Point, index: u64, time: &FrameTime, first: &FrameTime) -> Result<bool> {
+/// Whether the frame at `index`, at take time `take_ns`, comes before
+/// `point`; `take` has taken the frame, so it places a timecode point by the
+/// same arithmetic.
+fn before(
+    point: &Point,
+    index: u64,
+    time: &FrameTime,
+    take_ns: i128,
+    take: &TakeTime,
+) -> Result<bool> {
     Ok(match point {
         Point::Index(i) => index < *i,
-        Point::Seconds(s) => {
-            let since = time
-                .seconds_since(first)
-                .ok_or_else(|| anyhow!("frame {index}: rate {} has no time", time.rate))?;
-            since < *s
-        }
+        Point::Seconds(s) => (take_ns as f64) / 1e9 < *s,
         Point::Timecode(tc) => {
             let at = tc.to_frame_time(time.rate).map_err(|e| {
                 anyhow!(
@@ -51,8 +57,10 @@ fn before(point: &Point, index: u64, time: &FrameTime, first: &FrameTime) -> Res
                     time.rate
                 )
             })?;
-            (time.frame_number, f64::from(time.subframe))
-                < (at.frame_number, f64::from(at.subframe))
+            let point_ns = take
+                .peek_nanos(&at)
+                .ok_or_else(|| anyhow!("frame {index}: rate {} has no time", time.rate))?;
+            take_ns < point_ns
         }
     })
 }
@@ -80,11 +88,12 @@ pub struct Trim {
     from: Option<Point>,
     to: Option<Point>,
     index: u64,
-    first: Option<FrameTime>,
+    take: TakeTime,
     kept: u64,
     span: Option<(FrameTime, FrameTime)>,
     /// A frame was both before the in point and at or past the out point.
     inverted: bool,
+    first: Option<FrameTime>,
     last: Option<FrameTime>,
 }
 
@@ -95,10 +104,11 @@ impl Trim {
             from,
             to,
             index: 0,
-            first: None,
+            take: TakeTime::new(),
             kept: 0,
             span: None,
             inverted: false,
+            first: None,
             last: None,
         }
     }
@@ -108,16 +118,21 @@ impl Stage for Trim {
     fn push(&mut self, frame: Frame, out: Out<'_>) -> Result<()> {
         let index = self.index;
         self.index += 1;
-        let first = *self.first.get_or_insert(frame.time);
+        let take_ns = self
+            .take
+            .next_nanos(&frame.time)
+            .ok_or_else(|| anyhow!("frame {index}: rate {} has no time", frame.time.rate))?;
+        let at = |p: &Point| before(p, index, &frame.time, take_ns, &self.take);
         let after_in = match &self.from {
-            Some(p) => !before(p, index, &frame.time, &first)?,
+            Some(p) => !at(p)?,
             None => true,
         };
         let before_out = match &self.to {
-            Some(p) => before(p, index, &frame.time, &first)?,
+            Some(p) => at(p)?,
             None => true,
         };
         self.inverted |= !after_in && !before_out;
+        self.first.get_or_insert(frame.time);
         self.last = Some(frame.time);
         if after_in && before_out {
             self.kept += 1;
@@ -198,6 +213,25 @@ mod tests {
         assert_eq!(numbers(&mut t), [3718, 3719]);
         let mut t = Trim::new(None, Some(Point::Index(2)));
         assert_eq!(numbers(&mut t), [3600, 3601]);
+    }
+
+    #[test]
+    fn a_take_through_midnight_trims_by_timecode_and_seconds() {
+        // 60 fps from 23:59:59:00 to 00:00:00:59.
+        let rate = FrameRate::FPS_60;
+        let day = 24 * 3600 * 60;
+        let frames: Vec<Frame> = (0..120)
+            .map(|n| frame((day - 60 + n) % day, rate, |_| 0.0))
+            .collect();
+        let tc = |s: &str| Some(Point::Timecode(Timecode::parse(s).unwrap()));
+        let mut t = Trim::new(tc("23:59:59:58"), tc("00:00:00:02"));
+        let kept: Vec<i32> = run(&mut t, frames.clone())
+            .iter()
+            .map(|f| f.time.frame_number)
+            .collect();
+        assert_eq!(kept, [day - 2, day - 1, 0, 1]);
+        let mut t = Trim::new(Some(Point::Seconds(0.5)), Some(Point::Seconds(1.5)));
+        assert_eq!(run(&mut t, frames).len(), 60);
     }
 
     #[test]

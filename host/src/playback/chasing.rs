@@ -1,37 +1,30 @@
-//! Playing a take to a show's timecode: the frame sent is the one whose time
-//! in the take, placed at `offset` on the timecode, matches the chased
-//! position ([`llv_core::chase`]), sent when the position reaches it. A locate
-//! seeks; a held position sends nothing new; waiting, locking and stopped send
-//! nothing.
+//! Playing a take to a show's timecode: a thin driver of the core's chase
+//! ([`llv_core::chase::Playhead`], the engine the box and `llv serve` run
+//! too). The [`Receiver`] feeds the chase from its thread; this one asks the
+//! playhead what to do, sends the frames it cues and sleeps until it asks.
+//! Frame times are the take image's ([`TakeTiming`]), so a take plays here
+//! as it plays on a box.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use anyhow::{anyhow, Result};
+use embassy_futures::block_on;
 use indicatif::ProgressBar;
 use llv_core::artnet::Label;
-use llv_core::chase::ChaseState;
-use llv_core::pacing::FrameClock;
+use llv_core::chase::{ChaseState, FrameTimes, Playhead, PlayheadCounts, Step};
+use llv_core::take::TakeTiming;
 use llv_core::time::FrameRate;
 
 use super::artnet::Receiver;
 use super::pacer::{Pacer, Priority};
 use crate::take::Take;
 
-/// A position back less than this before the frame sent keeps it (slewing);
-/// further back is a locate.
-const STAY_BACK_US: u64 = 100_000;
-
-/// How often the player looks at the chase when no frame is due sooner.
-const LOOK_EVERY: Duration = Duration::from_millis(20);
-
 /// What a chased playback did.
 #[derive(Clone, Debug, Default)]
 pub struct ChaseReport {
-    /// Frames sent (each to every target).
-    pub frames: u64,
-    /// Times the frame sent jumped instead of following on (locates, starts).
-    pub seeks: u64,
+    /// What the playhead cued: frames sent (each to every target), seeks
+    /// (starts, locates), held frames sent again, late frames.
+    pub cues: PlayheadCounts,
     /// Locates the chase made.
     pub locates: u32,
     /// Valid timecode frames received.
@@ -48,6 +41,46 @@ pub struct ChaseReport {
     pub real_time: bool,
 }
 
+/// A take's frame times in memory.
+struct TimesInMemory {
+    times: Vec<u32>,
+    end_us: u32,
+}
+
+impl TimesInMemory {
+    /// The times `take`'s image would hold.
+    fn of(take: &Take) -> Result<TimesInMemory> {
+        let mut timing = TakeTiming::new(FrameRate::FPS_60);
+        let times = take
+            .frames()
+            .enumerate()
+            .map(|(i, p)| timing.next(u32::try_from(i).unwrap_or(u32::MAX), &p.time()))
+            .collect::<Result<Vec<u32>, _>>()
+            .map_err(|e| anyhow!("{e}"))?;
+        let end_us = timing.period().map_err(|e| anyhow!("{e}"))?;
+        Ok(TimesInMemory { times, end_us })
+    }
+}
+
+impl FrameTimes for TimesInMemory {
+    type Error = anyhow::Error;
+
+    fn frame_count(&self) -> u32 {
+        u32::try_from(self.times.len()).unwrap_or(u32::MAX)
+    }
+
+    fn end_us(&self) -> u32 {
+        self.end_us
+    }
+
+    async fn time_us(&mut self, index: u32) -> Result<u32> {
+        self.times
+            .get(index as usize)
+            .copied()
+            .ok_or_else(|| anyhow!("no frame {index}"))
+    }
+}
+
 /// Plays `take` following `receiver`'s chase, frame 0 at timecode `offset`
 /// (its own frame time without one), until `stop` is set; `send` puts a
 /// packet on the wire to every target.
@@ -59,91 +92,58 @@ pub fn play_chasing(
     progress: &ProgressBar,
     mut send: impl FnMut(&[u8]),
 ) -> Result<ChaseReport> {
-    // Each frame's time from frame 0, in µs, by the take's own frame times.
     let first = take
         .frames()
         .next()
-        .ok_or_else(|| anyhow!("no frames to play"))?;
-    let own_us = match offset {
-        Some(_) => 0,
-        None => first
-            .time()
-            .micros_of_day()
-            .ok_or_else(|| anyhow!("frame 1 has no usable frame time: give --offset"))?,
-    };
-    let mut clock = FrameClock::new(
-        Some(first.time().rate)
-            .filter(|r| r.is_valid())
-            .unwrap_or(FrameRate::FPS_60),
-    );
-    let times: Vec<u64> = take
-        .frames()
-        .map(|p| u64::try_from(clock.next(&p.time()).as_micros()).unwrap_or(u64::MAX))
-        .collect();
+        .ok_or_else(|| anyhow!("no frames to play"))?
+        .time();
+    if offset.is_none() && first.timecode().is_none() {
+        return Err(anyhow!(
+            "frame 1 has no usable frame time (rate {}): give --offset",
+            first.rate
+        ));
+    }
+    let mut times = TimesInMemory::of(take)?;
     let packets: Vec<&[u8]> = take.packets().collect();
-    let period = u64::try_from(clock.frame_period().as_micros()).unwrap_or(u64::MAX);
+    let mut head = Playhead::new(&times);
     let mut pacer = Pacer::new(true);
     let mut report = ChaseReport {
         real_time: pacer.priority() == Priority::RealTime,
         ..ChaseReport::default()
     };
-    let mut last: Option<usize> = None;
     let mut state = None;
     while !stop.load(Ordering::Relaxed) {
-        let (now_state, position, now, locates, offset_us) = receiver.with(|f, now| {
-            let c = f.chase_at(now).clone();
+        let (chase, offset_us, now) = receiver.with(|f, now| {
             (
-                c.state(),
-                c.position(now),
+                f.chase_at(now).clone(),
+                f.offset_us(offset, Some(&first)),
                 now,
-                c.locates(),
-                f.offset_us(offset, own_us),
             )
         });
-        report.locates = locates;
-        if state != Some(now_state) {
-            state = Some(now_state);
-            progress.suspend(|| eprintln!("chase: {}", describe(now_state)));
+        if state != Some(chase.state()) {
+            state = Some(chase.state());
+            progress.suspend(|| eprintln!("chase: {}", describe(chase.state())));
         }
-        let mut wake = now + u64::try_from(LOOK_EVERY.as_micros()).unwrap_or(20_000);
-        if let (Some(tc), Some(offset_us)) = (position, offset_us) {
-            let media = tc.checked_sub(offset_us);
-            let index = media.and_then(|m| {
-                let i = times.partition_point(|t| *t <= m).checked_sub(1)?;
-                // Slewing may pull the position back a little: stay, never resend.
-                let i = match last {
-                    Some(l) if i < l && times[l] - m < STAY_BACK_US => l,
-                    _ => i,
-                };
-                // Past the last frame's own span the take is over.
-                (m < times[i].saturating_add(period)).then_some(i)
-            });
-            if let Some(i) = index {
-                if last != Some(i) {
-                    if last.is_none_or(|l| i != l + 1) {
-                        report.seeks += 1;
-                    }
-                    send(packets[i]);
-                    report.frames += 1;
-                    last = Some(i);
-                    progress.inc(1);
-                    progress.set_message(format!("{} -> frame {}", describe(now_state), i + 1));
-                }
+        report.locates = chase.locates();
+        match block_on(head.step(&mut times, &chase, offset_us, now))? {
+            Step::Send(cue) => {
+                let packet = packets
+                    .get(cue.index as usize)
+                    .ok_or_else(|| anyhow!("no frame {}", cue.index))?;
+                send(packet);
+                progress.inc(1);
+                progress.set_message(format!(
+                    "{} -> frame {}",
+                    describe(chase.state()),
+                    cue.index + 1
+                ));
             }
-            // The next frame is due when the position reaches it.
-            let next_media = match index {
-                Some(i) => times.get(i + 1).copied(),
-                None => media.map_or(Some(0), |_| None),
-            };
-            let due = next_media.and_then(|m| {
-                receiver.with(|f, now| f.chase_at(now).local_time_of(offset_us.saturating_add(m)))
-            });
-            if let Some(due) = due {
-                wake = wake.min(due.max(now));
+            Step::Wait { until_us } => {
+                pacer.wait_until(receiver.instant_of(until_us), stop);
             }
         }
-        pacer.wait_until(receiver.instant_of(wake), stop);
     }
+    report.cues = head.counts();
     receiver.with(|f, _| {
         let status = f.status();
         report.timecode_frames = u64::from(status.timecode_frames);

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context, Result};
 use indicatif::ProgressBar;
 use llv_core::artnet::Label;
-use llv_core::pacing::{fixed_offset, FrameClock};
+use llv_core::pacing::{fixed_offset, FrameClock, LATE_AFTER_US};
 use llv_core::packet::{FaceFrame, MAX_LEN};
 use llv_core::time::FrameRate;
 
@@ -66,6 +66,8 @@ pub struct Report {
     pub max_late: Duration,
     /// Sends that started more than 1 ms after their deadline.
     pub late_over_1ms: u64,
+    /// Frames sent late as `Status` counts them (over [`LATE_AFTER_US`]).
+    pub late_frames: u64,
     /// The player ran with real-time priority (see [`Pacer`]).
     pub real_time: bool,
 }
@@ -134,6 +136,7 @@ pub fn play(
     let mut stopped = false;
     let mut max_late = Duration::ZERO;
     let mut late_over_1ms = 0u64;
+    let mut late_frames = 0u64;
     let mut pass = 0u64;
     let mut pacer = Pacer::new(!options.normal_priority);
     'passes: while options.repeat.is_none_or(|n| pass < n) {
@@ -163,6 +166,7 @@ pub fn play(
             let late = deadline.elapsed();
             max_late = max_late.max(late);
             late_over_1ms += u64::from(late > Duration::from_millis(1));
+            late_frames += u64::from(late > Duration::from_micros(LATE_AFTER_US));
             for target in targets {
                 if let Err(e) = senders.send(bytes, target) {
                     if send_errors == 0 {
@@ -183,6 +187,7 @@ pub fn play(
         stopped,
         max_late,
         late_over_1ms,
+        late_frames,
         real_time: pacer.priority() == Priority::RealTime,
     })
 }

@@ -15,7 +15,7 @@ use crate::take::{derived_device_id, timecode, Take};
 use anyhow::{anyhow, bail, Context, Result};
 use llv_core::blendshape::{self, COUNT};
 use llv_core::packet::{FaceFrame, MAX_LEN, VERSION};
-use llv_core::time::{FrameRate, FrameTime, Timecode};
+use llv_core::time::{FrameRate, FrameTime, Timecode, TimecodeError};
 
 /// The app's header, column for column (from a real take, `alex_rom_3.csv`).
 pub const HEADER: &str = "Timecode,BlendShapeCount,EyeBlinkLeft,EyeLookDownLeft,EyeLookInLeft,\
@@ -138,7 +138,14 @@ fn read_rows(
                     frame.time = Timecode::parse(field)
                         .and_then(|tc| tc.to_frame_time(rate))
                         .map_err(|e| {
-                            anyhow!("{} (Timecode): `{field}`: {e} at {rate} fps", at(col))
+                            // The rate decides drop-frame (29.97 and 59.94 count it).
+                            let hint = match e {
+                                TimecodeError::Dropped => {
+                                    "; labels counted without drop-frame import at --rate 30 or 60"
+                                }
+                                _ => "",
+                            };
+                            anyhow!("{} (Timecode): `{field}`: {e} at {rate} fps{hint}", at(col))
                         })?;
                 }
                 Column::Count => {

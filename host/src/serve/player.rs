@@ -2,7 +2,8 @@
 //! thread of its own through `llv play`'s pacing (`crate::playback::play`:
 //! absolute deadlines from the take's own frame times, from now or from a
 //! time on the player's clock) or follows Art-Net timecode as `llv play
-//! --chase` does; a new play or a stop ends the one before at once.
+//! --chase` does (the core's chase, as on the box); a new play or a stop ends
+//! the one before at once, and how it went stays in `Status` until the next.
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,8 +14,9 @@ use std::time::{Duration, Instant};
 use heapless::Vec as Bounded;
 use indicatif::ProgressBar;
 use llv_control::Playback;
-use llv_core::control::FaultCode;
-use llv_core::control::{bounded, Fault, Playing, Start, TargetCounts, MAX_FAULTS};
+use llv_core::control::{
+    bounded, Ended, Fault, FaultCode, Played, Playing, Start, TargetCounts, MAX_FAULTS,
+};
 use llv_core::settings::{Sender, SettingError, Settings, Target};
 
 use super::folder::FolderTake;
@@ -32,7 +34,16 @@ struct Running {
     stop: Arc<AtomicBool>,
     /// Frames sent so far (its position).
     progress: ProgressBar,
-    thread: JoinHandle<()>,
+    thread: JoinHandle<Option<Outcome>>,
+}
+
+/// How a playback thread's playback went, before its summary is made.
+struct Outcome {
+    frames: u64,
+    late_frames: u64,
+    dropped: u64,
+    /// The playback ended by itself (its loops done) rather than by a stop.
+    done: bool,
 }
 
 /// The player and the laptop's state.
@@ -44,6 +55,8 @@ struct State {
     subject: Option<String>,
     playback: Option<Running>,
     faults: Bounded<Fault, MAX_FAULTS>,
+    /// How the last playback went.
+    last: Option<Played>,
 }
 
 /// The player, shared by every connection of `llv serve`.
@@ -75,6 +88,7 @@ impl Player {
             subject: settings.subject.as_ref().map(|s| s.to_string()),
             playback: None,
             faults,
+            last: None,
         })))
     }
 
@@ -82,13 +96,31 @@ impl Player {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Stops the playback in progress, if any, and waits for its thread.
+    /// Stops the playback in progress, if any, waits for its thread and
+    /// keeps how it went.
     pub fn stop_now(&self) {
         let playback = self.state().playback.take();
         if let Some(p) = playback {
             p.stop.store(true, Ordering::SeqCst);
-            let _ = p.thread.join();
+            let outcome = p.thread.join().ok().flatten();
+            self.state().last = Some(summary(&p.name, outcome.as_ref(), Ended::Stopped));
         }
+    }
+}
+
+/// The `Status` summary of a playback of `take` that went as `outcome` (a
+/// failed one has none).
+fn summary(take: &str, outcome: Option<&Outcome>, ended: Ended) -> Played {
+    let count = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+    Played {
+        take: bounded(take),
+        frames: count(outcome.map_or(0, |o| o.frames)),
+        late_frames: count(outcome.map_or(0, |o| o.late_frames)),
+        dropped: count(outcome.map_or(0, |o| o.dropped)),
+        ended: match outcome {
+            None => Ended::Failed,
+            Some(_) => ended,
+        },
     }
 }
 
@@ -148,27 +180,47 @@ impl Playback<FolderTake> for Player {
             let chase = chase.clone();
             std::thread::spawn(move || {
                 let played = match &chase {
-                    Some((receiver, offset)) => {
-                        play_chased(&edited, &addrs, *offset, receiver, &flag, &progress).map(drop)
-                    }
-                    None => play(&edited, &addrs, &options, &flag, &progress).map(drop),
+                    Some((receiver, offset)) => play_chased(
+                        &edited, &addrs, *offset, receiver, &flag, &progress,
+                    )
+                    .map(|(r, errors)| Outcome {
+                        frames: u64::from(r.cues.frames),
+                        late_frames: u64::from(r.cues.late_frames),
+                        dropped: errors,
+                        done: false,
+                    }),
+                    None => play(&edited, &addrs, &options, &flag, &progress).map(|r| Outcome {
+                        frames: r.frames,
+                        late_frames: r.late_frames,
+                        dropped: r.send_errors,
+                        done: !r.stopped,
+                    }),
                 };
-                if let Err(e) = played {
-                    eprintln!("warning: playing {name}: {e:#}");
-                }
-                // Done by itself: no longer playing (unless replaced meanwhile).
+                let outcome = match played {
+                    Ok(o) => Some(o),
+                    Err(e) => {
+                        eprintln!("warning: playing {name}: {e:#}");
+                        None
+                    }
+                };
+                // Ended by itself: no longer playing (unless replaced or stopped meanwhile).
                 let mut state = me.state();
-                if state
+                let mine = state
                     .playback
                     .as_ref()
-                    .is_some_and(|p| Arc::ptr_eq(&p.stop, &flag))
-                {
+                    .is_some_and(|p| Arc::ptr_eq(&p.stop, &flag));
+                if mine && outcome.as_ref().is_none_or(|o| o.done) {
                     state.playback = None;
+                    state.last = Some(summary(&name, outcome.as_ref(), Ended::Done));
+                    return None;
                 }
+                outcome
             })
         };
         eprintln!("playing {name} to {} target(s)", targets.len());
-        self.state().playback = Some(Running {
+        let mut state = self.state();
+        state.last = None;
+        state.playback = Some(Running {
             name,
             frames,
             targets: targets.to_vec(),
@@ -203,6 +255,10 @@ impl Playback<FolderTake> for Player {
             targets: p.targets.iter().take(4).map(counts).collect(),
             chase: p.chase.as_ref().map(|r| r.with(|f, _| f.status())),
         })
+    }
+
+    fn last(&self) -> Option<Played> {
+        self.state().last.clone()
     }
 
     fn clock_us(&self) -> u64 {
