@@ -18,7 +18,8 @@ use llv_core::control::{body_len, MAX_FRAME, PREFIX_LEN};
 
 use crate::door::{Control, Ended, Seat, READ_AHEAD_POLL};
 use crate::library::TakeLibrary;
-use crate::session::{Playback, Session, Verdict, RESPONSE_BUF};
+use crate::session::{frame, Playback, Session, Step, Verdict, RESPONSE_BUF};
+use crate::worker::Finish;
 
 /// Memory for one connection: the request body and the framed response.
 pub struct ConnectionBuffers {
@@ -48,10 +49,10 @@ impl Default for ConnectionBuffers {
 /// and refused. Each request is reported to `seat`, with whether the
 /// connection holds an accepted `Hello` (the door keeper chooses whom to
 /// close by it). The connection's unfinished upload is dropped at the end.
-pub async fn serve_connection<T, M, L, D>(
+pub async fn serve_connection<T, M, L, D, W>(
     io: &mut T,
     source: [u8; 4],
-    control: &Control<'_, M, L>,
+    control: &Control<'_, M, L, W>,
     device: &mut D,
     buffers: &mut ConnectionBuffers,
     seat: &dyn Seat,
@@ -60,6 +61,7 @@ where
     T: Read + Write,
     M: RawMutex,
     L: TakeLibrary,
+    W: Finish<M, L>,
     D: Playback<L::Take>,
 {
     let mut session = Session::new(control.firmware);
@@ -114,12 +116,24 @@ where
                             Timer::after(READ_AHEAD_POLL).await;
                         }
                     }
-                    let mut library = control.library.lock().await;
-                    let frame = session
-                        .handle_frame(&body[..len], &mut *library, device, out)
-                        .await;
-                    authenticated = session.is_authenticated(&*library);
-                    frame
+                    let library = control.library.lock().await;
+                    let response = match session.start_frame(&body[..len], &*library, device) {
+                        Step::Done(response) => {
+                            authenticated = session.is_authenticated(&*library);
+                            response
+                        }
+                        Step::Wait(pending) => {
+                            let finish =
+                                control
+                                    .finish
+                                    .finish(&mut session, pending, library, device);
+                            let response = finish.await;
+                            let library = control.library.lock().await;
+                            authenticated = session.is_authenticated(&*library);
+                            response
+                        }
+                    };
+                    frame(&response, out)
                 }
             };
             seat.request(authenticated);

@@ -9,6 +9,7 @@ use embassy_time::Duration;
 use embedded_io_async::ReadExactError;
 
 use crate::penalty::Penalties;
+use crate::worker::InPlace;
 
 /// How long a connection may take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,8 +54,9 @@ impl Seat for () {
     fn request(&self, _authenticated: bool) {}
 }
 
-/// What every connection of one box shares (over every front door).
-pub struct Control<'a, M: RawMutex, L> {
+/// What every connection of one box shares (over every front door); `W`
+/// says where a request's library work runs ([`crate::worker`]).
+pub struct Control<'a, M: RawMutex, L, W = InPlace> {
     /// Firmware name and version, as `Hello` and `Status` report it.
     pub firmware: &'static str,
     /// The take library (the box's store on flash, `llv serve`'s folder).
@@ -63,6 +65,8 @@ pub struct Control<'a, M: RawMutex, L> {
     pub penalties: &'a Penalties,
     /// How long a connection may take.
     pub limits: Limits,
+    /// Where a request's library work runs: [`InPlace`], or a [`crate::worker::Worker`].
+    pub finish: W,
 }
 
 /// Why a connection ended.

@@ -6,6 +6,7 @@
 //!
 //! | module | what it holds |
 //! |---|---|
+//! | [`worker`] | where a request's library work runs: in the door's future, or one task for every door |
 //! | [`session`] | one connection's [`Session`]: protocol version, token, upload ownership, the locked box; the [`Playback`] trait it plays through |
 //! | [`library`] | the [`TakeLibrary`] trait (list, open, upload, delete, settings) and [`Refusal`], the protocol's refusals |
 //! | [`door`] | what every door shares: [`Control`], [`Limits`], [`Ended`], [`Seat`] |
@@ -40,6 +41,7 @@ pub mod penalty;
 pub mod render;
 pub mod session;
 pub mod slots;
+pub mod worker;
 
 pub use connection::{serve_connection, ConnectionBuffers};
 pub use door::{Control, Ended, Limits, Seat, LIMITS};
@@ -49,3 +51,4 @@ pub use pace::Paced;
 pub use penalty::Penalties;
 pub use session::{Playback, Session};
 pub use slots::{Admission, Door, Slots};
+pub use worker::{Finish, InPlace, Worker};

@@ -15,6 +15,11 @@
 //! the last write, within the last [`SETTINGS_EVERY`] (`Status` says
 //! `settings_pending` while that is so). A lone change is written before
 //! its `Ok` is sent.
+//!
+//! It also keeps an upload whose connection went away without a word (a
+//! connection closed for a newcomer ends without closing its session) from
+//! holding the library's one upload: an upload that saw nothing for
+//! [`UPLOAD_IDLE`] gives way to a new one.
 
 use embassy_time::{Duration, Instant};
 use heapless::Vec;
@@ -26,6 +31,9 @@ use crate::library::{Refusal, TakeLibrary};
 
 /// The least time between two settings writes.
 pub const SETTINGS_EVERY: Duration = Duration::from_secs(10);
+/// An upload without a chunk or commit for this long gives way to a new one
+/// (a live connection is closed after 30 s idle anyway).
+pub const UPLOAD_IDLE: Duration = Duration::from_secs(30);
 
 /// A library whose settings saves are paced (see the module).
 pub struct Paced<L> {
@@ -37,6 +45,8 @@ pub struct Paced<L> {
     writes: u32,
     unchanged: u32,
     coalesced: u32,
+    /// The upload in progress and when it was last used.
+    upload: Option<(u32, Instant)>,
 }
 
 impl<L: TakeLibrary> Paced<L> {
@@ -49,6 +59,7 @@ impl<L: TakeLibrary> Paced<L> {
             writes: 0,
             unchanged: 0,
             coalesced: 0,
+            upload: None,
         }
     }
 
@@ -122,10 +133,24 @@ impl<L: TakeLibrary> TakeLibrary for Paced<L> {
         crc32: u32,
         place: Place,
     ) -> Result<u32, Refusal> {
-        self.inner.begin_upload(name, total_len, crc32, place).await
+        if let Some((id, used)) = self.upload {
+            if self.inner.uploading(id) && used.elapsed() >= UPLOAD_IDLE {
+                self.inner.abort_upload(id);
+            }
+        }
+        let begun = self.inner.begin_upload(name, total_len, crc32, place).await;
+        if let Ok(id) = begun {
+            self.upload = Some((id, Instant::now()));
+        }
+        begun
     }
 
     async fn write_chunk(&mut self, id: u32, offset: u32, data: &[u8]) -> Result<(), Refusal> {
+        if let Some((current, used)) = &mut self.upload {
+            if *current == id {
+                *used = Instant::now();
+            }
+        }
         self.inner.write_chunk(id, offset, data).await
     }
 

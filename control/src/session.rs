@@ -142,6 +142,7 @@ pub enum Verdict {
 }
 
 /// The state of one control connection.
+#[derive(Clone, Debug)]
 pub struct Session {
     firmware: &'static str,
     /// The token this connection proved (`Some(None)`: the box had none), if any.
@@ -184,6 +185,23 @@ impl Session {
         }
     }
 
+    /// Decodes `body` and handles it as far as it goes without waiting
+    /// ([`Session::start`]); a body that does not decode is answered.
+    pub fn start_frame<'b, L: TakeLibrary, D: Playback<L::Take>>(
+        &mut self,
+        body: &'b [u8],
+        library: &L,
+        device: &mut D,
+    ) -> Step<'b> {
+        match decode::<Request<'_>>(body) {
+            Ok(request) => self.start(request, library, device),
+            Err(e) => Step::Done(Response::error(
+                ErrorCode::BadRequest,
+                &detail(format_args!("{e}")),
+            )),
+        }
+    }
+
     /// Decodes `body`, handles it and writes the framed response into `out`.
     pub async fn handle_frame<'o, L: TakeLibrary, D: Playback<L::Take>>(
         &mut self,
@@ -192,22 +210,10 @@ impl Session {
         device: &mut D,
         out: &'o mut [u8; RESPONSE_BUF],
     ) -> &'o [u8] {
-        // The request and a response are made and framed without waiting:
-        // only the pending part of a request is held across the wait.
-        let pending = {
-            let step = match decode::<Request<'_>>(body) {
-                Ok(request) => self.start(request, library, device),
-                Err(e) => Step::Done(Response::error(
-                    ErrorCode::BadRequest,
-                    &detail(format_args!("{e}")),
-                )),
-            };
-            match step {
-                Step::Done(response) => return frame(&response, out),
-                Step::Wait(pending) => pending,
-            }
+        let response = match self.start_frame(body, library, device) {
+            Step::Done(response) => response,
+            Step::Wait(pending) => self.finish(pending, library, device).await,
         };
-        let response = self.finish(pending, library, device).await;
         frame(&response, out)
     }
 
@@ -578,7 +584,7 @@ fn no_upload() -> Refusal {
 }
 
 /// Frames `response` into `out`; every response fits in `MAX_FRAME`.
-fn frame<'o>(response: &Response, out: &'o mut [u8; RESPONSE_BUF]) -> &'o [u8] {
+pub fn frame<'o>(response: &Response, out: &'o mut [u8; RESPONSE_BUF]) -> &'o [u8] {
     match encode(response, out) {
         Ok(frame) => {
             let n = frame.len();

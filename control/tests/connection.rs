@@ -39,6 +39,7 @@ fn serve(
         library: store,
         penalties,
         limits: LIMITS,
+        finish: llv_control::InPlace,
     };
     let mut buffers = ConnectionBuffers::new();
     on_mock_clock(

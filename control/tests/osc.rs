@@ -113,6 +113,7 @@ fn control<'a>(
         library: store,
         penalties,
         limits: LIMITS,
+        finish: llv_control::InPlace,
     }
 }
 

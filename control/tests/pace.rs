@@ -169,3 +169,27 @@ fn status_reports_the_wear_and_a_locked_library_refuses_as_before() {
     assert!(refused.is_err());
     assert_eq!(locked.due(), None);
 }
+
+#[test]
+fn an_upload_left_without_a_word_gives_way_after_its_idle_time() {
+    let _clock = clock();
+    let mut library = Paced::new(MemoryLibrary::new());
+    let image = llv_control::mock::synthetic_image("left", 4, 2);
+    let header = llv_core::take::TakeHeader::parse(&image).unwrap();
+    let place = llv_core::control::Place::Internal;
+    let first =
+        block_on(library.begin_upload("left", header.total_len, header.crc32, place)).unwrap();
+    block_on(library.write_chunk(first, 0, &image[..100])).unwrap();
+    // Its connection goes away without closing its session. Another upload
+    // is refused while the first could still be in use...
+    MockDriver::get().advance(llv_control::pace::UPLOAD_IDLE - Duration::from_secs(1));
+    let refused = block_on(library.begin_upload("next", header.total_len, header.crc32, place));
+    assert!(refused.is_err(), "{refused:?}");
+    assert!(library.uploading(first));
+    // ...and taken once the first saw nothing for the idle time.
+    MockDriver::get().advance(Duration::from_secs(1));
+    let next =
+        block_on(library.begin_upload("next", header.total_len, header.crc32, place)).unwrap();
+    assert!(!library.uploading(first));
+    assert!(library.uploading(next));
+}

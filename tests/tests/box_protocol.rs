@@ -85,6 +85,7 @@ impl SoftBox {
                 library: &shared,
                 penalties: &penalties,
                 limits: LIMITS,
+                finish: llv_control::InPlace,
             };
             let mut buffers = ConnectionBuffers::new();
             // One connection at a time, in order, like one of the box's listeners.

@@ -13,6 +13,7 @@ use super::MAX_REPLY;
 use crate::door::Control;
 use crate::library::TakeLibrary;
 use crate::session::{Pending, Playback, Session, Step, Verdict};
+use crate::worker::Finish;
 
 /// How a wrong `/llv/connect` token is paid for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,18 +58,19 @@ impl Client {
 
 /// Handles one message of `client` from `source`: runs its request through
 /// the client's session and writes the reply into `out`.
-pub async fn handle_message<M, L, D>(
+pub async fn handle_message<M, L, D, W>(
     m: &Message<'_>,
     client: &mut Client,
     source: [u8; 4],
     mode: PenaltyMode,
-    control: &Control<'_, M, L>,
+    control: &Control<'_, M, L, W>,
     device: &mut D,
     out: &mut [u8; MAX_REPLY],
 ) -> Handled
 where
     M: RawMutex,
     L: TakeLibrary,
+    W: Finish<M, L>,
     D: Playback<L::Take>,
 {
     if unanswered(m.address) {
@@ -78,13 +80,16 @@ where
             close: false,
         };
     }
-    let mut library = control.library.lock().await;
+    let library = control.library.lock().await;
     // OSC asks for nothing that writes to the library (uploads, deletes and
     // settings are the binary protocol's): what waits is a list's page or a
-    // take opened to play, read from the library while it is held.
+    // take opened to play.
     match prepare(m, client, source, mode, control, &*library, device, out) {
         Ok((connect, pending)) => {
-            let response = client.session.finish(pending, &mut *library, device).await;
+            let finish = control
+                .finish
+                .finish(&mut client.session, pending, library, device);
+            let response = finish.await;
             answered(
                 m.address, connect, &response, client, source, mode, control, out,
             )
@@ -99,12 +104,12 @@ where
     clippy::too_many_arguments,
     reason = "one call site, all of the message's context"
 )]
-fn prepare<'m, M, L, D>(
+fn prepare<'m, M, L, D, W>(
     m: &Message<'m>,
     client: &mut Client,
     source: [u8; 4],
     mode: PenaltyMode,
-    control: &Control<'_, M, L>,
+    control: &Control<'_, M, L, W>,
     library: &L,
     device: &mut D,
     out: &mut [u8; MAX_REPLY],
@@ -112,6 +117,7 @@ fn prepare<'m, M, L, D>(
 where
     M: RawMutex,
     L: TakeLibrary,
+    W: Finish<M, L>,
     D: Playback<L::Take>,
 {
     let mut handled = Handled {
@@ -181,14 +187,14 @@ where
     clippy::too_many_arguments,
     reason = "one call site each, all of the message's context"
 )]
-fn answered<M: RawMutex, L>(
+fn answered<M: RawMutex, L, W>(
     address: &str,
     connect: bool,
     response: &Response,
     client: &Client,
     source: [u8; 4],
     mode: PenaltyMode,
-    control: &Control<'_, M, L>,
+    control: &Control<'_, M, L, W>,
     out: &mut [u8; MAX_REPLY],
 ) -> Handled {
     let mut handled = Handled {

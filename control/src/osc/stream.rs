@@ -16,6 +16,7 @@ use super::{FRAME_LIMIT, IDLE_LIMIT, MAX_MESSAGES, MAX_PACKET, MAX_REPLY};
 use crate::door::{Control, Ended, Seat};
 use crate::library::TakeLibrary;
 use crate::session::Playback;
+use crate::worker::Finish;
 
 /// Memory for one OSC stream connection: the packet being read and the reply.
 pub struct OscBuffers {
@@ -96,10 +97,10 @@ async fn push<T: Write, P: Playback<L>, L>(
 /// connection has rights (the door keeper chooses whom to close by it).
 /// Subscribers get the state within [`crate::Limits::push_poll`] of a
 /// change, however busy the connection's input is.
-pub async fn serve_osc_connection<T, M, L, D>(
+pub async fn serve_osc_connection<T, M, L, D, W>(
     io: &mut T,
     source: [u8; 4],
-    control: &Control<'_, M, L>,
+    control: &Control<'_, M, L, W>,
     device: &mut D,
     buffers: &mut OscBuffers,
     seat: &dyn Seat,
@@ -108,6 +109,7 @@ where
     T: Read + Write,
     M: RawMutex,
     L: TakeLibrary,
+    W: Finish<M, L>,
     D: Playback<L::Take>,
 {
     let mut client = Client::new(control.firmware);

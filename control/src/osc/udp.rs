@@ -13,6 +13,7 @@ use super::{MAX_MESSAGES, MAX_PACKET, MAX_REPLY, UDP_CLIENTS};
 use crate::door::Control;
 use crate::library::TakeLibrary;
 use crate::session::Playback;
+use crate::worker::Finish;
 
 /// Where the UDP door sends.
 #[allow(
@@ -93,18 +94,19 @@ impl UdpDoor {
         clippy::too_many_arguments,
         reason = "the datagram, its sender and everything it is handled with"
     )]
-    pub async fn handle<M, L, D, S>(
+    pub async fn handle<M, L, D, S, W>(
         &mut self,
         datagram: &[u8],
         len: usize,
         (ip, port): ([u8; 4], u16),
-        control: &Control<'_, M, L>,
+        control: &Control<'_, M, L, W>,
         device: &mut D,
         out: &mut [u8; MAX_REPLY],
         sink: &mut S,
     ) where
         M: RawMutex,
         L: TakeLibrary,
+        W: Finish<M, L>,
         D: Playback<L::Take>,
         S: ReplySink,
     {
@@ -183,15 +185,16 @@ impl UdpDoor {
 
     /// Pushes the state to every subscriber it is due to (call every
     /// [`crate::Limits::push_poll`]).
-    pub async fn push<M, L, D, S>(
+    pub async fn push<M, L, D, S, W>(
         &mut self,
-        control: &Control<'_, M, L>,
+        control: &Control<'_, M, L, W>,
         device: &D,
         out: &mut [u8; MAX_REPLY],
         sink: &mut S,
     ) where
         M: RawMutex,
         L: TakeLibrary,
+        W: Finish<M, L>,
         D: Playback<L::Take>,
         S: ReplySink,
     {

@@ -14,13 +14,12 @@
 
 use core::net::Ipv4Addr;
 
-use crate::library::BoxLibrary;
+use crate::library::BoxControl;
 use embassy_futures::join::join3;
 use embassy_futures::select::{select, Either};
 use embassy_net::tcp::TcpSocket;
 use embassy_net::udp::{PacketMetadata, UdpSocket};
 use embassy_net::{IpAddress, IpEndpoint, Stack};
-use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_time::{with_timeout, Duration, Instant, Timer};
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::String;
@@ -28,7 +27,7 @@ use llv_card::Slot;
 use llv_control::osc::{
     serve_osc_connection, OscBuffers, ReplySink, UdpDoor, MAX_PACKET, MAX_REPLY,
 };
-use llv_control::{mdns, Control, Door, Paced};
+use llv_control::{mdns, Door};
 use llv_core::control::CONTROL_PORT;
 use llv_core::settings::BOX_NAME_LEN;
 use llv_core::take::NAME_LEN;
@@ -144,7 +143,7 @@ impl ReplySink for Replies<'_, '_> {
 /// Serves OSC on UDP and TCP and answers mDNS, forever.
 pub async fn serve<F: NorFlash, D: Slot>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, Paced<BoxLibrary<F, D>>>,
+    control: &BoxControl<'_, F, D>,
     state: &BoxState,
     keeper: &BoxKeeper,
     identity: &Identity<'_>,
@@ -226,7 +225,7 @@ pub async fn serve<F: NorFlash, D: Slot>(
 /// Serves one OSC connection after another on slot `me`'s socket.
 async fn listen<F: NorFlash, D: Slot>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, Paced<BoxLibrary<F, D>>>,
+    control: &BoxControl<'_, F, D>,
     state: &BoxState,
     keeper: &BoxKeeper,
     port: u16,
@@ -270,7 +269,7 @@ async fn listen<F: NorFlash, D: Slot>(
 /// change (after a goodbye of the old ones when its name or address did).
 async fn respond<F: NorFlash, D: Slot>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, Paced<BoxLibrary<F, D>>>,
+    control: &BoxControl<'_, F, D>,
     state: &BoxState,
     identity: &Identity<'_>,
     (rx_meta, rx, tx_meta, tx): (

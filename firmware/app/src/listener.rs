@@ -7,15 +7,14 @@
 //! always connect; a connection taking the last one closes another (first
 //! one that had time to say Hello and did not, else the quietest).
 
-use crate::library::BoxLibrary;
+use crate::library::BoxControl;
 use embassy_futures::select::{select, select3, Either, Either3};
 use embassy_net::tcp::TcpSocket;
 use embassy_net::{IpAddress, Stack};
-use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_time::Duration;
 use embedded_storage_async::nor_flash::NorFlash;
 use llv_card::Slot as CardSlot;
-use llv_control::{serve_connection, ConnectionBuffers, Control, Door, Paced};
+use llv_control::{serve_connection, ConnectionBuffers, Door};
 use llv_core::control::CONTROL_PORT;
 
 use crate::device::{BoxDevice, BoxState};
@@ -63,7 +62,7 @@ impl Default for ControlBuffers {
 /// Serves control connections forever.
 pub async fn serve<F: NorFlash, D: CardSlot>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, Paced<BoxLibrary<F, D>>>,
+    control: &BoxControl<'_, F, D>,
     state: &BoxState,
     keeper: &BoxKeeper,
     buffers: &mut ControlBuffers,
@@ -78,7 +77,7 @@ pub async fn serve<F: NorFlash, D: CardSlot>(
 /// Serves one connection after another on slot `me`'s socket.
 async fn listen<F: NorFlash, D: CardSlot>(
     stack: Stack<'_>,
-    control: &Control<'_, CriticalSectionRawMutex, Paced<BoxLibrary<F, D>>>,
+    control: &BoxControl<'_, F, D>,
     state: &BoxState,
     keeper: &BoxKeeper,
     me: usize,

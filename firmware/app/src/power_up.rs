@@ -8,13 +8,13 @@ use embedded_storage_async::nor_flash::NorFlash;
 use llv_card::Slot;
 
 use embassy_time::{Duration, Timer};
-use llv_control::{Control, Penalties, LIMITS};
+use llv_control::{Control, Penalties, Worker, LIMITS};
 
 use crate::boot::Booted;
 use crate::card_keeper::keep_card;
 use crate::chase_feed::{listen, ChaseFeedBuffers};
 use crate::config::BoxConfig;
-use crate::device::{autoplay, run_player, BoxState};
+use crate::device::{autoplay, run_player, BoxDevice, BoxState};
 use crate::door_slots::keeper;
 use crate::doors::{self, DoorBuffers};
 use crate::fmt::{info, warning};
@@ -123,11 +123,13 @@ pub async fn run_store<F: NorFlash, D: Slot, W: Watchdog>(
     state.set_faults(faults);
     let penalties = Penalties::new();
     let slots = keeper();
+    let worker = Worker::new();
     let ports = Control {
         firmware,
         library: store,
         penalties: &penalties,
         limits: LIMITS,
+        finish: &worker,
     };
     let keeper = keep(watchdog, &state);
     let rest = async {
@@ -146,7 +148,12 @@ pub async fn run_store<F: NorFlash, D: Slot, W: Watchdog>(
             doors::serve(stack, &ports, &state, &slots, &identity, show_buffers),
             keep_card(store, &state, settings),
             listen(stack, &state.timecode, timecode_buffers),
-            write_settings(store),
+            async {
+                let mut device = BoxDevice { state: &state };
+                match select(write_settings(store), worker.serve(store, &mut device)).await {
+                    Either::First(never) | Either::Second(never) => never,
+                }
+            },
         )
         .await
         {

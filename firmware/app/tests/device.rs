@@ -363,6 +363,7 @@ fn upload_while_playing(limits: Limits) -> (Recorder, Instant, Duration) {
         library: &store,
         penalties: &penalties,
         limits,
+        finish: llv_control::InPlace,
     };
     let start = Instant::now();
     let uploaded = with_player(&store, &state, &mut sink, async {

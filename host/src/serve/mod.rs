@@ -106,6 +106,7 @@ impl Shared {
             library: self.library,
             penalties: self.penalties,
             limits: SERVE_LIMITS,
+            finish: llv_control::InPlace,
         }
     }
 }

@@ -21,6 +21,15 @@
 pub mod card;
 pub mod flash;
 
+/// What the box's doors share: its library (paced saves), with every
+/// request's library work run by one worker ([`llv_control::Worker`]).
+pub type BoxControl<'a, F, D> = llv_control::Control<
+    'a,
+    embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex,
+    llv_control::Paced<BoxLibrary<F, D>>,
+    &'a llv_control::Worker<embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex>,
+>;
+
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::Vec;
 use llv_box_store::{Store, StoreFault, TakeReader};
