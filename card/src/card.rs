@@ -29,7 +29,7 @@ use crate::fat::{read_chain, Chain, Dir, Volume};
 use crate::index::{name_hash, read_header, CardTake, Index};
 use crate::mount::{MountError, Mounted};
 use crate::names::FILE_LEN;
-use crate::port::{BlockError, CardPort, Slot};
+use crate::port::{BlockError, CardDriver, CardPort};
 use crate::scan::{Scan, Step};
 use crate::upload::Writer;
 
@@ -108,7 +108,7 @@ struct Uploading {
 }
 
 /// The card's take library.
-pub struct Card<D: Slot> {
+pub struct Card<D: CardDriver> {
     port: &'static CardPort<D>,
     mode: Mode,
     mounted: Option<Mounted>,
@@ -126,7 +126,7 @@ pub struct Card<D: Slot> {
     next_id: u32,
 }
 
-impl<D: Slot> Card<D> {
+impl<D: CardDriver> Card<D> {
     /// The library of the card in `port` (the box's: written by uploads and
     /// deletes), mounted at the first [`Card::step`] that finds it in.
     pub fn new(port: &'static CardPort<D>) -> Self {
@@ -679,7 +679,7 @@ impl<D: Slot> Card<D> {
 }
 
 /// Frame `index` of `reader`'s take: its entry, and its packet in `buf`.
-async fn read_frame<D: Slot>(
+async fn read_frame<D: CardDriver>(
     port: &CardPort<D>,
     vol: &Volume,
     reader: &mut CardReader,

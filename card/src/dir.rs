@@ -9,7 +9,7 @@
 
 use crate::error::{CardError, Failure};
 use crate::fat::{zero_cluster, Chain, Dir, Volume, ENTRY};
-use crate::port::{CardPort, Slot, BLOCK};
+use crate::port::{CardDriver, CardPort, BLOCK};
 
 /// Entries in a block.
 const PER_BLOCK: u32 = (BLOCK / ENTRY) as u32;
@@ -105,7 +105,7 @@ impl Cursor {
     }
 
     /// The next entry that is in use, `None` at the directory's end.
-    pub async fn next<D: Slot>(
+    pub async fn next<D: CardDriver>(
         &mut self,
         port: &CardPort<D>,
         vol: &Volume,
@@ -194,7 +194,7 @@ fn checksum(raw: &[u8; ENTRY]) -> u8 {
 
 /// The block and byte of entry `index` of `dir` (`chain` is the
 /// directory's, moved there); `None` past its end.
-async fn locate<D: Slot>(
+async fn locate<D: CardDriver>(
     port: &CardPort<D>,
     vol: &Volume,
     dir: Dir,
@@ -220,7 +220,7 @@ async fn locate<D: Slot>(
 }
 
 /// The block and byte of entry `index` of `dir`, which must exist.
-async fn place<D: Slot>(
+async fn place<D: CardDriver>(
     port: &CardPort<D>,
     vol: &Volume,
     dir: Dir,
@@ -232,7 +232,7 @@ async fn place<D: Slot>(
 }
 
 /// The entry at `index` of `dir` (with its long name's place), if in use.
-pub async fn entry_at<D: Slot>(
+pub async fn entry_at<D: CardDriver>(
     port: &CardPort<D>,
     vol: &Volume,
     dir: Dir,
@@ -282,7 +282,7 @@ pub struct Full {
 
 /// Writes `entry` in the first unused place of `dir`; its index, or where
 /// the directory ends when it has no unused place.
-pub async fn create<D: Slot>(
+pub async fn create<D: CardDriver>(
     port: &CardPort<D>,
     vol: &Volume,
     dir: Dir,
@@ -309,7 +309,7 @@ pub async fn create<D: Slot>(
 }
 
 /// Writes `entry` at `index` of `dir` (in a cluster just added to it).
-pub async fn create_at<D: Slot>(
+pub async fn create_at<D: CardDriver>(
     port: &CardPort<D>,
     vol: &Volume,
     dir: Dir,
@@ -320,7 +320,7 @@ pub async fn create_at<D: Slot>(
     put(port, block, at, entry).await
 }
 
-async fn put<D: Slot>(
+async fn put<D: CardDriver>(
     port: &CardPort<D>,
     block: u32,
     at: usize,
@@ -333,7 +333,7 @@ async fn put<D: Slot>(
 
 /// Fills the new folder at cluster `cluster` (its parent's first cluster
 /// `up`, 0 for the root): zeros, `.` and `..`.
-pub async fn init_dir<D: Slot>(
+pub async fn init_dir<D: CardDriver>(
     port: &CardPort<D>,
     vol: &Volume,
     cluster: u32,
@@ -348,7 +348,7 @@ pub async fn init_dir<D: Slot>(
 }
 
 /// Sets entry `index`'s first cluster and size.
-pub async fn set_entry<D: Slot>(
+pub async fn set_entry<D: CardDriver>(
     port: &CardPort<D>,
     vol: &Volume,
     dir: Dir,
@@ -368,7 +368,7 @@ pub async fn set_entry<D: Slot>(
 }
 
 /// Gives entry `index` of `dir` the 8.3 name `short`.
-pub async fn rename<D: Slot>(
+pub async fn rename<D: CardDriver>(
     port: &CardPort<D>,
     vol: &Volume,
     dir: Dir,
@@ -382,7 +382,7 @@ pub async fn rename<D: Slot>(
 }
 
 /// Marks entries `from..=to` of `dir` deleted (a file's long name and its own).
-pub async fn remove<D: Slot>(
+pub async fn remove<D: CardDriver>(
     port: &CardPort<D>,
     vol: &Volume,
     dir: Dir,

@@ -12,7 +12,7 @@
 //! Nothing here knows of takes.
 
 use crate::error::{Failure, VolumeError, DAMAGED, SHORT};
-use crate::port::{BlockBuf, CardPort, Slot, BLOCK};
+use crate::port::{BlockBuf, CardDriver, CardPort, BLOCK};
 
 /// Bytes of a directory entry.
 pub const ENTRY: usize = 32;
@@ -277,7 +277,7 @@ pub enum Link {
 }
 
 /// The cluster after `cluster` in the FAT (as on the card).
-pub async fn next_cluster<D: Slot>(
+pub async fn next_cluster<D: CardDriver>(
     port: &CardPort<D>,
     vol: &Volume,
     cluster: u32,
@@ -322,7 +322,7 @@ impl Chain {
     /// start, else on from there (or from where it is, if past it) through
     /// the FAT, learning how far the file stays contiguous. A chain that
     /// ends before is an image shorter than its size.
-    pub async fn seek<D: Slot>(
+    pub async fn seek<D: CardDriver>(
         &mut self,
         port: &CardPort<D>,
         vol: &Volume,
@@ -349,7 +349,7 @@ impl Chain {
 
 /// Reads `buf.len()` bytes at `offset` of the file whose clusters `chain`
 /// follows (forward from where it is; from the start if `offset` is before).
-pub async fn read_chain<D: Slot>(
+pub async fn read_chain<D: CardDriver>(
     port: &CardPort<D>,
     vol: &Volume,
     chain: &mut Chain,
@@ -374,7 +374,7 @@ pub async fn read_chain<D: Slot>(
 }
 
 /// Writes zeros to every block of cluster `cluster` (a new directory's).
-pub async fn zero_cluster<D: Slot>(
+pub async fn zero_cluster<D: CardDriver>(
     port: &CardPort<D>,
     vol: &Volume,
     cluster: u32,
@@ -406,7 +406,7 @@ impl FatTable {
         }
     }
 
-    async fn load<D: Slot>(
+    async fn load<D: CardDriver>(
         &mut self,
         port: &CardPort<D>,
         vol: &Volume,
@@ -423,7 +423,7 @@ impl FatTable {
     }
 
     /// Cluster `cluster`'s entry.
-    pub async fn get<D: Slot>(
+    pub async fn get<D: CardDriver>(
         &mut self,
         port: &CardPort<D>,
         vol: &Volume,
@@ -438,7 +438,7 @@ impl FatTable {
     }
 
     /// Sets cluster `cluster`'s entry to `value` (FAT32's top 4 bits kept).
-    pub async fn set<D: Slot>(
+    pub async fn set<D: CardDriver>(
         &mut self,
         port: &CardPort<D>,
         vol: &Volume,
@@ -464,7 +464,7 @@ impl FatTable {
     }
 
     /// Writes the block held, if changed, to every FAT copy.
-    pub async fn flush<D: Slot>(
+    pub async fn flush<D: CardDriver>(
         &mut self,
         port: &CardPort<D>,
         vol: &Volume,
@@ -485,7 +485,7 @@ impl FatTable {
 
     /// Takes the first free cluster from `hint` on (wrapping round) and
     /// marks it the end of a chain; `None` when the volume is full.
-    pub async fn allocate<D: Slot>(
+    pub async fn allocate<D: CardDriver>(
         &mut self,
         port: &CardPort<D>,
         vol: &Volume,
@@ -505,7 +505,7 @@ impl FatTable {
     /// Frees the chain from `first`; returns how many clusters it freed. A
     /// chain that runs into a free or bad cluster stops there (what a cut
     /// write left).
-    pub async fn free_chain<D: Slot>(
+    pub async fn free_chain<D: CardDriver>(
         &mut self,
         port: &CardPort<D>,
         vol: &Volume,
@@ -550,7 +550,7 @@ const UNKNOWN: u32 = 0xFFFF_FFFF;
 
 impl FsInfo {
     /// What the FSInfo block says (nothing known if it does not check out).
-    pub async fn read<D: Slot>(port: &CardPort<D>, vol: &Volume) -> Result<FsInfo, Failure> {
+    pub async fn read<D: CardDriver>(port: &CardPort<D>, vol: &Volume) -> Result<FsInfo, Failure> {
         let Some(block) = vol.info else {
             return Ok(FsInfo {
                 free: None,
@@ -573,7 +573,11 @@ impl FsInfo {
     }
 
     /// Writes the count (or "unknown") and the hint to the FSInfo block.
-    pub async fn write<D: Slot>(&self, port: &CardPort<D>, vol: &Volume) -> Result<(), Failure> {
+    pub async fn write<D: CardDriver>(
+        &self,
+        port: &CardPort<D>,
+        vol: &Volume,
+    ) -> Result<(), Failure> {
         let Some(block) = vol.info else {
             return Ok(());
         };

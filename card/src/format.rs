@@ -25,7 +25,7 @@
 use core::fmt;
 
 use crate::error::Failure;
-use crate::port::{CardPort, Slot, BLOCK};
+use crate::port::{CardDriver, CardPort, BLOCK};
 
 /// Fewest blocks of a card this formats (64 MiB).
 pub const MIN_BLOCKS: u64 = 64 << 11;
@@ -218,7 +218,7 @@ fn fs_info(plan: &Plan) -> [u8; BLOCK] {
 }
 
 /// Writes zeros to blocks `from..to`.
-async fn zero<D: Slot>(port: &CardPort<D>, from: u32, to: u32) -> Result<(), Failure> {
+async fn zero<D: CardDriver>(port: &CardPort<D>, from: u32, to: u32) -> Result<(), Failure> {
     for block in from..to {
         port.write(block, &[0; BLOCK]).await?;
     }
@@ -228,7 +228,7 @@ async fn zero<D: Slot>(port: &CardPort<D>, from: u32, to: u32) -> Result<(), Fai
 /// Formats the card in `port` (of `card_blocks` blocks) as `plan` says:
 /// an old partition table (MBR or GPT, and GPT's copy at the card's end)
 /// is overwritten, the FATs and the root folder are empty.
-pub async fn format<D: Slot>(
+pub async fn format<D: CardDriver>(
     port: &CardPort<D>,
     card_blocks: u64,
     plan: &Plan,

@@ -9,7 +9,7 @@ use llv_core::take::{TakeHeader, HEADER_LEN};
 use crate::error::Failure;
 use crate::fat::Volume;
 use crate::names::MAX_CARD_TAKES;
-use crate::port::{CardPort, Slot};
+use crate::port::{CardDriver, CardPort};
 
 /// A take on the card that checked out.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -119,7 +119,7 @@ impl Index {
 }
 
 /// The header of the take whose file starts at cluster `first`.
-pub async fn read_header<D: Slot>(
+pub async fn read_header<D: CardDriver>(
     port: &CardPort<D>,
     vol: &Volume,
     first: u32,

@@ -43,4 +43,4 @@ pub use card::{BadFiles, Card, CardReader, Mode, Scanned};
 pub use error::{CardError, CardFault, VolumeError};
 pub use index::CardTake;
 pub use names::MAX_CARD_TAKES;
-pub use port::{BlockBuf, BlockError, Blocks, CardPort, NoCard, Slot, BLOCK};
+pub use port::{BlockBuf, BlockError, Blocks, CardDriver, CardPort, NoCard, BLOCK};

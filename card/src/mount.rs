@@ -11,7 +11,7 @@ use crate::dir::{create, create_at, dir_entry, entry_at, init_dir, remove, Curso
 use crate::error::{CardError, Failure, VolumeError};
 use crate::fat::{partition, zero_cluster, Dir, FatTable, FsInfo, Volume, ENTRY};
 use crate::names::{to_short, DIR};
-use crate::port::{BlockError, CardPort, Slot};
+use crate::port::{BlockError, CardDriver, CardPort};
 
 /// A mounted volume.
 pub struct Mounted {
@@ -53,7 +53,10 @@ impl From<Failure> for MountError {
 
 impl Mounted {
     /// Mounts the volume of the card in `port` (of `blocks` blocks).
-    pub async fn mount<D: Slot>(port: &CardPort<D>, blocks: u32) -> Result<Mounted, MountError> {
+    pub async fn mount<D: CardDriver>(
+        port: &CardPort<D>,
+        blocks: u32,
+    ) -> Result<Mounted, MountError> {
         let start = port.read_with(0, partition).await?;
         let start = start.map_err(MountError::Volume)?;
         let vol = port
@@ -73,7 +76,7 @@ impl Mounted {
     }
 
     /// The takes' folder in the root, if there is one.
-    async fn find_folder<D: Slot>(&self, port: &CardPort<D>) -> Result<Option<Dir>, Failure> {
+    async fn find_folder<D: CardDriver>(&self, port: &CardPort<D>) -> Result<Option<Dir>, Failure> {
         let name = to_short(DIR);
         let mut cursor = Cursor::new(self.vol.root);
         while let Some(e) = cursor.next(port, &self.vol).await? {
@@ -85,7 +88,10 @@ impl Mounted {
     }
 
     /// The takes' folder, made if the card has none.
-    pub async fn folder_or_make<D: Slot>(&mut self, port: &CardPort<D>) -> Result<Dir, Failure> {
+    pub async fn folder_or_make<D: CardDriver>(
+        &mut self,
+        port: &CardPort<D>,
+    ) -> Result<Dir, Failure> {
         if let Some(dir) = self.folder {
             return Ok(dir);
         }
@@ -102,7 +108,7 @@ impl Mounted {
 
     /// Writes `entry` in `dir`, which grows by a zeroed cluster when full;
     /// returns its index.
-    pub async fn create<D: Slot>(
+    pub async fn create<D: CardDriver>(
         &mut self,
         port: &CardPort<D>,
         dir: Dir,
@@ -122,7 +128,7 @@ impl Mounted {
     }
 
     /// Sets FSInfo's count to "unknown" before the first change of a write.
-    pub async fn mark<D: Slot>(&mut self, port: &CardPort<D>) -> Result<(), Failure> {
+    pub async fn mark<D: CardDriver>(&mut self, port: &CardPort<D>) -> Result<(), Failure> {
         if !self.marked && self.info.free.is_some() {
             FsInfo {
                 free: None,
@@ -142,7 +148,10 @@ impl Mounted {
     }
 
     /// A free cluster, marked the end of a chain; `None` when the card is full.
-    pub async fn allocate<D: Slot>(&mut self, port: &CardPort<D>) -> Result<Option<u32>, Failure> {
+    pub async fn allocate<D: CardDriver>(
+        &mut self,
+        port: &CardPort<D>,
+    ) -> Result<Option<u32>, Failure> {
         self.mark(port).await?;
         let got = self.fat.allocate(port, &self.vol, self.info.hint).await?;
         if let Some(c) = got {
@@ -152,7 +161,11 @@ impl Mounted {
     }
 
     /// Frees the chain from `first`.
-    pub async fn free<D: Slot>(&mut self, port: &CardPort<D>, first: u32) -> Result<(), Failure> {
+    pub async fn free<D: CardDriver>(
+        &mut self,
+        port: &CardPort<D>,
+        first: u32,
+    ) -> Result<(), Failure> {
         if !self.vol.holds(first) {
             return Ok(());
         }
@@ -164,7 +177,7 @@ impl Mounted {
 
     /// Deletes the file of `entry` in `dir`: its clusters, then its entries
     /// (its long name's too).
-    pub async fn delete<D: Slot>(
+    pub async fn delete<D: CardDriver>(
         &mut self,
         port: &CardPort<D>,
         dir: Dir,
@@ -177,7 +190,7 @@ impl Mounted {
     }
 
     /// The entry at `index` of `dir`, if in use.
-    pub async fn entry<D: Slot>(
+    pub async fn entry<D: CardDriver>(
         &self,
         port: &CardPort<D>,
         dir: Dir,
@@ -188,7 +201,7 @@ impl Mounted {
 
     /// Writes what is pending in the FAT and the exact free count: the card
     /// is consistent again.
-    pub async fn settle<D: Slot>(&mut self, port: &CardPort<D>) -> Result<(), Failure> {
+    pub async fn settle<D: CardDriver>(&mut self, port: &CardPort<D>) -> Result<(), Failure> {
         self.fat.flush(port, &self.vol).await?;
         if self.marked {
             self.info.write(port, &self.vol).await?;

@@ -62,9 +62,9 @@ pub trait Blocks {
 }
 
 /// A card driver the box can keep: [`Blocks`] that live as long as the box.
-pub trait Slot: Blocks + 'static {}
+pub trait CardDriver: Blocks + 'static {}
 
-impl<T: Blocks + 'static> Slot for T {}
+impl<T: Blocks + 'static> CardDriver for T {}
 
 /// The port's state: the driver, the block read last, the card's size.
 struct PortState<B> {

@@ -22,7 +22,7 @@ use crate::fat::{read_chain, Chain, Dir};
 use crate::index::{name_hash, read_header, Index};
 use crate::mount::Mounted;
 use crate::names::{from_short, is_litter, is_take_file, FILE_LEN};
-use crate::port::{CardPort, Slot};
+use crate::port::{CardDriver, CardPort};
 
 /// Bytes scanned per [`Scan::step`].
 pub const SCAN_STEP: usize = 8 * 1024;
@@ -81,7 +81,7 @@ impl Scan {
     /// The next piece: the next file found, or [`SCAN_STEP`] bytes of the
     /// one being read. `busy` is the entry of a file being written (passed
     /// over); `repair` removes uploads cut short.
-    pub async fn step<D: Slot>(
+    pub async fn step<D: CardDriver>(
         &mut self,
         port: &CardPort<D>,
         m: &mut Mounted,
@@ -181,7 +181,7 @@ impl Scan {
 
     /// Finds the next take file (passing over litter, folders, what is
     /// listed and `busy`); [`Step::Done`] at the folder's end.
-    async fn next_file<D: Slot>(
+    async fn next_file<D: CardDriver>(
         &mut self,
         port: &CardPort<D>,
         m: &Mounted,

@@ -17,7 +17,7 @@ use crate::error::{CardError, Failure};
 use crate::fat::Dir;
 use crate::mount::Mounted;
 use crate::names::{file_name, from_short, to_short, FILE_LEN};
-use crate::port::{BlockBuf, CardPort, Slot, BLOCK};
+use crate::port::{BlockBuf, CardDriver, CardPort, BLOCK};
 
 /// Bytes written between two updates of the directory entry's size.
 const FLUSH_EVERY: u32 = 64 * 1024;
@@ -55,7 +55,7 @@ pub struct Committed {
 
 impl Writer {
     /// Makes the file for an upload of the take `name` in `dir`.
-    pub async fn begin<D: Slot>(
+    pub async fn begin<D: CardDriver>(
         port: &CardPort<D>,
         m: &mut Mounted,
         dir: Dir,
@@ -76,7 +76,7 @@ impl Writer {
     }
 
     /// Writes `data`, the upload's next bytes (the upload contract checked them).
-    pub async fn write<D: Slot>(
+    pub async fn write<D: CardDriver>(
         &mut self,
         port: &CardPort<D>,
         m: &mut Mounted,
@@ -97,7 +97,7 @@ impl Writer {
     }
 
     /// Writes the full block, into a new cluster when the last is full.
-    async fn put_block<D: Slot>(
+    async fn put_block<D: CardDriver>(
         &mut self,
         port: &CardPort<D>,
         m: &mut Mounted,
@@ -136,7 +136,7 @@ impl Writer {
     }
 
     /// Writes what is left, the size and the magic: the file is a take.
-    pub async fn commit<D: Slot>(
+    pub async fn commit<D: CardDriver>(
         mut self,
         port: &CardPort<D>,
         m: &mut Mounted,
@@ -164,7 +164,7 @@ impl Writer {
 }
 
 /// An 8.3 name for the take `name` that no file of `dir` has.
-async fn free_name<D: Slot>(
+async fn free_name<D: CardDriver>(
     port: &CardPort<D>,
     m: &Mounted,
     dir: Dir,

@@ -133,7 +133,7 @@ fn take(name: &str, frames: u32, seed: i32) -> Vec<u8> {
 
 /// Uploads `image` as the box does, in 1 KiB chunks; `cut_at` stops after that many bytes.
 async fn upload(
-    card: &mut Card<impl llv_card::Slot>,
+    card: &mut Card<impl llv_card::CardDriver>,
     image: &[u8],
     cut_at: Option<usize>,
 ) -> Result<(), CardError> {
@@ -153,7 +153,7 @@ async fn upload(
 
 /// Every frame of the card take `name`, read as the player does.
 async fn frames(
-    card: &mut Card<impl llv_card::Slot>,
+    card: &mut Card<impl llv_card::CardDriver>,
     name: &str,
 ) -> Result<Vec<Vec<u8>>, CardError> {
     let mut reader = card.reader(name).await?;
@@ -175,7 +175,7 @@ fn expected(image: &[u8]) -> Vec<Vec<u8>> {
 }
 
 /// The names of the card's takes, in list order.
-async fn names(card: &mut Card<impl llv_card::Slot>) -> Vec<String> {
+async fn names(card: &mut Card<impl llv_card::CardDriver>) -> Vec<String> {
     let mut out = Vec::new();
     for i in 0..card.takes().len() {
         out.push(card.header(i).await.unwrap().name.to_string());

@@ -13,7 +13,7 @@ use llv_control::osc::{
     serve_osc_connection, OscBuffers, ReplySink, UdpDoor, MAX_REPLY, UDP_CLIENTS,
 };
 use llv_control::{Control, Ended, Penalties, TakeLibrary, LIMITS};
-use llv_core::artnet::Label;
+use llv_core::artnet::TimecodeLabel;
 use llv_core::control::Start;
 use llv_core::osc::{
     encode_message, slip_encode, Arg, BundleWriter, Framing, Packet, SlipDecoder, SlipEvent,
@@ -219,7 +219,7 @@ fn play_stop_status_and_takes_run_the_session_and_answer_in_json() {
     let Start::Chase(spec) = d.device.playing.clone().unwrap().3 else {
         panic!("not a chase");
     };
-    assert_eq!(spec.offset, Label::parse("01:00:00:12"));
+    assert_eq!(spec.offset, TimecodeLabel::parse("01:00:00:12"));
     let r = d.ask("/llv/chase", &[Arg::Str("dao"), Arg::Str("1:00")]);
     assert_eq!(r["status"], "error");
     assert_eq!(r["data"], "/llv/chase: the offset is HH:MM:SS:FF");

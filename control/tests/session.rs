@@ -574,7 +574,7 @@ fn the_clock_answers_and_starts_reach_the_player() {
         port: 11111,
     };
     let chase = ChaseSpec {
-        offset: llv_core::artnet::Label::parse("01:00:00:00"),
+        offset: llv_core::artnet::TimecodeLabel::parse("01:00:00:00"),
         ..ChaseSpec::DEFAULT
     };
     for start in [

@@ -138,7 +138,7 @@ pub struct ArtTimeCode {
 /// read at the rate of the timecode it is compared with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Label {
+pub struct TimecodeLabel {
     /// Hours, 0..24.
     pub hours: u8,
     /// Minutes, 0..60.
@@ -149,10 +149,10 @@ pub struct Label {
     pub frames: u8,
 }
 
-impl Label {
+impl TimecodeLabel {
     /// Reads `HH:MM:SS:FF` (`;` or `.` before the frames too, as drop-frame
     /// timecode is written); `None` unless it is a valid label.
-    pub fn parse(text: &str) -> Option<Label> {
+    pub fn parse(text: &str) -> Option<TimecodeLabel> {
         let bytes = text.as_bytes();
         let field = |i: usize| -> Option<u8> {
             let pair = bytes.get(i..i + 2)?;
@@ -167,7 +167,7 @@ impl Label {
         if bytes.len() != 11 || !ok_seps {
             return None;
         }
-        let label = Label {
+        let label = TimecodeLabel {
             hours: field(0)?,
             minutes: field(3)?,
             seconds: field(6)?,

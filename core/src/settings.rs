@@ -16,7 +16,7 @@ use core::net::{Ipv4Addr, SocketAddrV4};
 use heapless::{String, Vec};
 use serde::{Deserialize, Serialize};
 
-use crate::artnet::Label;
+use crate::artnet::TimecodeLabel;
 use crate::chase::{AfterFreewheel, ChaseConfig};
 use crate::ports::{ARTNET_PORT, CONTROL_PORT, LIVE_LINK_PORT};
 pub use crate::ports::{MDNS_PORT, OSC_PORT};
@@ -177,7 +177,7 @@ pub struct Autoplay {
 pub struct ChaseSpec {
     /// The timecode label at which the take's first frame plays, read at the
     /// chased timecode's rate; `None`: the first frame's own timecode.
-    pub offset: Option<Label>,
+    pub offset: Option<TimecodeLabel>,
     /// The Art-Net stream followed (0: the master).
     pub stream: u8,
     /// How long to run on when timecode stops, in ms, before stopping or holding.
@@ -198,7 +198,7 @@ impl ChaseSpec {
         hold: false,
     };
 
-    /// Checks the offset (a label, see [`Label::is_valid`]) and the freewheel
+    /// Checks the offset (a label, see [`TimecodeLabel::is_valid`]) and the freewheel
     /// (at most [`MAX_FREEWHEEL_MS`]).
     pub fn check(&self) -> Result<(), SettingError> {
         if self.offset.is_some_and(|o| !o.is_valid()) || self.freewheel_ms > MAX_FREEWHEEL_MS {

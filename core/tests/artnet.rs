@@ -148,7 +148,7 @@ proptest! {
 
 #[test]
 fn a_label_is_read_at_the_chased_rate() {
-    let label = |hours, minutes, seconds, frames| Label {
+    let label = |hours, minutes, seconds, frames| TimecodeLabel {
         hours,
         minutes,
         seconds,
@@ -173,10 +173,10 @@ fn a_label_is_read_at_the_chased_rate() {
 
 #[test]
 fn labels_are_read_from_what_people_write() {
-    let l = Label::parse("01:02:03:04").unwrap();
+    let l = TimecodeLabel::parse("01:02:03:04").unwrap();
     assert_eq!((l.hours, l.minutes, l.seconds, l.frames), (1, 2, 3, 4));
-    assert_eq!(Label::parse("00:59:59;28").unwrap().frames, 28);
-    assert_eq!(Label::parse("10:00:00.00").unwrap().hours, 10);
+    assert_eq!(TimecodeLabel::parse("00:59:59;28").unwrap().frames, 28);
+    assert_eq!(TimecodeLabel::parse("10:00:00.00").unwrap().hours, 10);
     for bad in [
         "",
         "1:02:03:04",
@@ -189,13 +189,13 @@ fn labels_are_read_from_what_people_write() {
         "00-00-00-00",
         "00:00:00:0é",
     ] {
-        assert_eq!(Label::parse(bad), None, "{bad:?}");
+        assert_eq!(TimecodeLabel::parse(bad), None, "{bad:?}");
     }
 }
 
 proptest! {
     #[test]
     fn any_text_parses_or_not_without_panic(text in ".{0,16}") {
-        let _ = Label::parse(&text);
+        let _ = TimecodeLabel::parse(&text);
     }
 }

@@ -60,7 +60,7 @@ fn full_settings() -> Settings {
         osc_port: Some(u16::MAX),
         reply_port: Some(u16::MAX),
         chase: Some(ChaseSpec {
-            offset: Some(llv_core::artnet::Label {
+            offset: Some(llv_core::artnet::TimecodeLabel {
                 hours: u8::MAX,
                 minutes: u8::MAX,
                 seconds: u8::MAX,
@@ -408,7 +408,7 @@ fn every_request_has_its_documented_bytes() {
                 targets: Vec::new(),
                 loop_count: 1,
                 start: Start::Chase(ChaseSpec {
-                    offset: Some(llv_core::artnet::Label {
+                    offset: Some(llv_core::artnet::TimecodeLabel {
                         hours: 1,
                         minutes: 0,
                         seconds: 0,

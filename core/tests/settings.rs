@@ -317,7 +317,7 @@ fn every_key_parses_to_its_setting() {
     assert_eq!(
         s.chase,
         Some(ChaseSpec {
-            offset: llv_core::artnet::Label::parse("01:00:00:12"),
+            offset: llv_core::artnet::TimecodeLabel::parse("01:00:00:12"),
             stream: 2,
             freewheel_ms: 2500,
             hold: true,
@@ -471,7 +471,7 @@ fn the_value_parsers_the_box_command_line_shares() {
 }
 #[test]
 fn a_chase_offset_is_a_label_and_freewheel_at_most_an_hour() {
-    let label = |hours, frames| llv_core::artnet::Label {
+    let label = |hours, frames| llv_core::artnet::TimecodeLabel {
         hours,
         minutes: 59,
         seconds: 59,

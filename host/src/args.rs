@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Context, Result};
-use llv_core::artnet::Label;
+use llv_core::artnet::TimecodeLabel;
 use llv_core::settings::{ChaseSpec, MAX_FREEWHEEL_MS};
 use llv_core::time::FrameRate;
 
@@ -68,7 +68,7 @@ impl ChaseArgs {
     /// The chase the arguments ask for, checked.
     pub fn spec(&self) -> Result<ChaseSpec> {
         let offset = match &self.offset {
-            Some(text) => Some(Label::parse(text).ok_or_else(|| {
+            Some(text) => Some(TimecodeLabel::parse(text).ok_or_else(|| {
                 anyhow!(
                     "--offset {text:?}: give HH:MM:SS:FF (the frames at the rate of the timecode chased)"
                 )

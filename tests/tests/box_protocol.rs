@@ -16,7 +16,7 @@ use embedded_io_async::ErrorKind;
 use llv_control::mock::{MemoryLibrary, RecordingPlayback, SharedPlayback};
 use llv_control::session::FRAME_BUF;
 use llv_control::{serve_connection, ConnectionBuffers, Control, Penalties, TakeLibrary, LIMITS};
-use llv_core::artnet::Label;
+use llv_core::artnet::TimecodeLabel;
 use llv_core::control::{
     body_len, decode, encode, ErrorCode, Request, Response, Start, PREFIX_LEN, PROTOCOL_VERSION,
 };
@@ -274,7 +274,7 @@ fn play_stop_delete_and_status() {
     assert_eq!(
         b.playing().unwrap().3,
         Start::Chase(ChaseSpec {
-            offset: Label::parse("01:00:00:12"),
+            offset: TimecodeLabel::parse("01:00:00:12"),
             stream: 0,
             freewheel_ms: 2000,
             hold: true,

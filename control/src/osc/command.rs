@@ -1,7 +1,7 @@
 //! What an OSC message asks for: its address and arguments as the request
 //! the binary protocol would send (or a subscription).
 
-use llv_core::artnet::Label;
+use llv_core::artnet::TimecodeLabel;
 use llv_core::control::{Request, Start, PROTOCOL_VERSION};
 use llv_core::osc::{Arg, Message};
 use llv_core::settings::ChaseSpec;
@@ -59,9 +59,9 @@ pub(super) fn command<'a>(m: &Message<'a>) -> Result<Command<'a>, &'static str> 
             };
             let offset = match args.next() {
                 None => None,
-                Some(Arg::Str(text)) => {
-                    Some(Label::parse(text).ok_or("/llv/chase: the offset is HH:MM:SS:FF")?)
-                }
+                Some(Arg::Str(text)) => Some(
+                    TimecodeLabel::parse(text).ok_or("/llv/chase: the offset is HH:MM:SS:FF")?,
+                ),
                 Some(_) => return Err("/llv/chase: the offset is a string HH:MM:SS:FF"),
             };
             Command::Request(Request::Play {

@@ -1,7 +1,7 @@
 //! A [`Chase`] fed with the datagrams of a timecode port, and where a take
 //! sits on the timecode it follows.
 
-use crate::artnet::{ArtError, ArtTimeCode, Label, TimecodeKind};
+use crate::artnet::{ArtError, ArtTimeCode, TimecodeKind, TimecodeLabel};
 use crate::time::FrameTime;
 
 use super::{Chase, ChaseConfig, ChaseState};
@@ -60,7 +60,11 @@ impl Follower {
     /// its midnight (`None` until timecode arrived, which tells its type): at
     /// `label`, or without one at the label of `first`, the take's first
     /// frame time (see [`own_place`]; `None` without one).
-    pub fn offset_us(&self, label: Option<Label>, first: Option<&FrameTime>) -> Option<u64> {
+    pub fn offset_us(
+        &self,
+        label: Option<TimecodeLabel>,
+        first: Option<&FrameTime>,
+    ) -> Option<u64> {
         let kind = self.last?.kind;
         match label {
             Some(label) => Some(label.micros(kind)),
@@ -106,7 +110,7 @@ impl Follower {
 /// third of a second on), as a show lines up timecode. `None` for an invalid rate.
 pub fn own_place(first: &FrameTime, kind: TimecodeKind) -> Option<u64> {
     let tc = first.timecode()?;
-    let second = Label {
+    let second = TimecodeLabel {
         hours: u8::try_from(tc.hours).ok()?,
         minutes: tc.minutes,
         seconds: tc.seconds,

@@ -31,7 +31,7 @@ use super::{
     check_box_name, Autoplay, ChaseSpec, Setting, Settings, StaticAddress, Target, BOX_NAME_LEN,
     MAX_FREEWHEEL_MS, MAX_TARGETS, SUBJECT_LEN, TOKEN_LEN,
 };
-use crate::artnet::Label;
+use crate::artnet::TimecodeLabel;
 use crate::ports::LIVE_LINK_PORT;
 use crate::take::NAME_LEN;
 
@@ -214,7 +214,7 @@ impl Setting {
             "chase" => {
                 let offset = match value {
                     "own" => None,
-                    tc => Some(Label::parse(tc).ok_or(err(ParseErrorKind::Chase))?),
+                    tc => Some(TimecodeLabel::parse(tc).ok_or(err(ParseErrorKind::Chase))?),
                 };
                 let spec = current.chase.unwrap_or(ChaseSpec::DEFAULT);
                 Setting::Chase(Some(ChaseSpec { offset, ..spec }))

@@ -21,7 +21,7 @@ use crate::fmt::{info, warning};
 use crate::library::BoxLibrary;
 use crate::net::with_stored_address;
 use crate::read_ahead::SharedLibrary;
-use llv_card::{Card, Slot};
+use llv_card::{Card, CardDriver};
 
 /// What the board knows about this power-up.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -37,7 +37,7 @@ pub struct PowerUp {
 /// The store, the network policy and the faults a power-up ends with (a
 /// board keeps it in a static: the box's tasks borrow it, so no task's
 /// future holds a copy of the store).
-pub struct Booted<F, D: Slot> {
+pub struct Booted<F, D: CardDriver> {
     /// The take library (the store on flash and the card), shared by the
     /// control session, the show doors, the card's keeper and the player.
     pub store: SharedLibrary<F, D>,
@@ -52,7 +52,7 @@ pub struct Booted<F, D: Slot> {
 /// Mounts the store on `region` of `flash`, applies `power_up`, and returns it
 /// beside `card` (mounted later, by the card's keeper) with `policy` changed
 /// to the stored static address if it is usable.
-pub async fn mount_store<F: NorFlash, D: Slot>(
+pub async fn mount_store<F: NorFlash, D: CardDriver>(
     flash: F,
     region: Range<u32>,
     card: Card<D>,

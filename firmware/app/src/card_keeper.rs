@@ -11,7 +11,7 @@
 
 use embassy_time::{Duration, Timer};
 use embedded_storage_async::nor_flash::NorFlash;
-use llv_card::{CardFault, Scanned, Slot};
+use llv_card::{CardDriver, CardFault, Scanned};
 use llv_core::settings::Settings;
 
 use crate::device::{autoplay, BoxState};
@@ -58,7 +58,7 @@ impl Default for Backoff {
 }
 
 /// Keeps the card forever (see the module docs).
-pub async fn keep_card<F: NorFlash, D: Slot>(
+pub async fn keep_card<F: NorFlash, D: CardDriver>(
     library: &SharedLibrary<F, D>,
     state: &BoxState,
     settings: &Settings,

@@ -7,7 +7,7 @@
 
 use embassy_futures::select::select;
 use embassy_time::{Instant, Timer};
-use llv_core::artnet::Label;
+use llv_core::artnet::TimecodeLabel;
 use llv_core::chase::playhead::LOOK_EVERY_US;
 use llv_core::chase::{FrameTimes, Playhead, Step};
 use llv_core::packet::{FaceFrame, MAX_LEN};
@@ -49,7 +49,7 @@ pub async fn chase<S: FrameSource, K: PacketSink>(
     sink: &mut K,
     targets: &[Target],
     timecode: &ChaseFeed,
-    offset: Option<Label>,
+    offset: Option<TimecodeLabel>,
     mut progress: impl FnMut(&PlayReport),
 ) -> Result<PlayReport, PlayError<S::Error>> {
     let (_, mut report) = begin(source, sink, targets)?;

@@ -20,7 +20,7 @@ use embassy_time::{Duration, Instant};
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::String;
 use heapless::Vec;
-use llv_card::Slot;
+use llv_card::CardDriver;
 use llv_control::Playback;
 use llv_control::{Take, TakeLibrary};
 use llv_core::control::{Ended, Fault, FaultCode, Played, Playing, Start, MAX_FAULTS};
@@ -252,7 +252,7 @@ impl Playback<BoxTake> for BoxDevice<'_> {
 
 /// Plays what is commanded, one take at a time, forever. A new command
 /// cancels the playback in progress wherever it waits.
-pub async fn run_player<F: NorFlash, D: Slot, K: PacketSink>(
+pub async fn run_player<F: NorFlash, D: CardDriver, K: PacketSink>(
     store: &SharedLibrary<F, D>,
     state: &BoxState,
     sink: &mut K,
@@ -346,7 +346,7 @@ pub async fn run_player<F: NorFlash, D: Slot, K: PacketSink>(
 /// At power-up: plays the autoplay take of `settings` (the stored ones the box
 /// uses), if it exists, to their targets: at once, or following timecode
 /// when the settings chase.
-pub async fn autoplay<F: NorFlash, D: Slot>(
+pub async fn autoplay<F: NorFlash, D: CardDriver>(
     store: &SharedLibrary<F, D>,
     state: &BoxState,
     settings: &Settings,

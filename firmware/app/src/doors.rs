@@ -23,7 +23,7 @@ use embassy_net::{IpAddress, IpEndpoint, Stack};
 use embassy_time::{with_timeout, Duration, Instant, Timer};
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::String;
-use llv_card::Slot;
+use llv_card::CardDriver;
 use llv_control::osc::{
     serve_osc_connection, OscBuffers, ReplySink, UdpDoor, MAX_PACKET, MAX_REPLY,
 };
@@ -141,7 +141,7 @@ impl ReplySink for Replies<'_, '_> {
 }
 
 /// Serves OSC on UDP and TCP and answers mDNS, forever.
-pub async fn serve<F: NorFlash, D: Slot>(
+pub async fn serve<F: NorFlash, D: CardDriver>(
     stack: Stack<'_>,
     control: &BoxControl<'_, F, D>,
     state: &BoxState,
@@ -223,7 +223,7 @@ pub async fn serve<F: NorFlash, D: Slot>(
 }
 
 /// Serves one OSC connection after another on slot `me`'s socket.
-async fn listen<F: NorFlash, D: Slot>(
+async fn listen<F: NorFlash, D: CardDriver>(
     stack: Stack<'_>,
     control: &BoxControl<'_, F, D>,
     state: &BoxState,
@@ -267,7 +267,7 @@ async fn listen<F: NorFlash, D: Slot>(
 /// The mDNS responder: joins the group, announces the box once it has an
 /// address, answers queries, and announces again whenever its records
 /// change (after a goodbye of the old ones when its name or address did).
-async fn respond<F: NorFlash, D: Slot>(
+async fn respond<F: NorFlash, D: CardDriver>(
     stack: Stack<'_>,
     control: &BoxControl<'_, F, D>,
     state: &BoxState,

@@ -13,7 +13,7 @@ use embassy_net::tcp::TcpSocket;
 use embassy_net::{IpAddress, Stack};
 use embassy_time::Duration;
 use embedded_storage_async::nor_flash::NorFlash;
-use llv_card::Slot as CardSlot;
+use llv_card::CardDriver;
 use llv_control::{serve_connection, ConnectionBuffers, Door};
 use llv_core::control::CONTROL_PORT;
 
@@ -60,7 +60,7 @@ impl Default for ControlBuffers {
 }
 
 /// Serves control connections forever.
-pub async fn serve<F: NorFlash, D: CardSlot>(
+pub async fn serve<F: NorFlash, D: CardDriver>(
     stack: Stack<'_>,
     control: &BoxControl<'_, F, D>,
     state: &BoxState,
@@ -75,7 +75,7 @@ pub async fn serve<F: NorFlash, D: CardSlot>(
 }
 
 /// Serves one connection after another on slot `me`'s socket.
-async fn listen<F: NorFlash, D: CardSlot>(
+async fn listen<F: NorFlash, D: CardDriver>(
     stack: Stack<'_>,
     control: &BoxControl<'_, F, D>,
     state: &BoxState,

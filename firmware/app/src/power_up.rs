@@ -5,7 +5,7 @@ use embassy_futures::select::{select, select6, Either, Either6};
 use embassy_net::udp::BindError;
 use embassy_net::Stack;
 use embedded_storage_async::nor_flash::NorFlash;
-use llv_card::Slot;
+use llv_card::CardDriver;
 
 use embassy_time::{Duration, Timer};
 use llv_control::{Control, Penalties, Worker, LIMITS};
@@ -94,7 +94,7 @@ pub struct BoxParts<'a, W> {
 /// autoplay take if the settings name one, then plays what is asked, serves
 /// control connections and show tools (OSC, mDNS) and keeps the watchdog
 /// fed, forever. Returns only if the UDP sockets cannot be bound.
-pub async fn run_store<F: NorFlash, D: Slot, W: Watchdog>(
+pub async fn run_store<F: NorFlash, D: CardDriver, W: Watchdog>(
     stack: Stack<'_>,
     booted: &Booted<F, D>,
     parts: BoxParts<'_, W>,
@@ -173,7 +173,7 @@ pub async fn run_store<F: NorFlash, D: Slot, W: Watchdog>(
 
 /// Writes the settings a burst of saves left held, when they are due
 /// (`llv_control::pace`: at most one write per `SETTINGS_EVERY`), forever.
-async fn write_settings<F: NorFlash, D: Slot>(store: &SharedLibrary<F, D>) -> ! {
+async fn write_settings<F: NorFlash, D: CardDriver>(store: &SharedLibrary<F, D>) -> ! {
     loop {
         let due = store.lock().await.due();
         match due {

@@ -16,7 +16,7 @@ use embassy_sync::mutex::Mutex;
 use embassy_time::{with_timeout, Duration};
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::String;
-use llv_card::Slot;
+use llv_card::CardDriver;
 use llv_control::{Paced, Take};
 use llv_core::packet::{FaceFrame, MAX_LEN};
 use llv_core::settings::SUBJECT_LEN;
@@ -64,7 +64,7 @@ pub enum StoredError {
 }
 
 /// Frames of a stored take, through a read-ahead ring.
-pub struct StoreSource<'a, F, D: Slot, const N: usize> {
+pub struct StoreSource<'a, F, D: CardDriver, const N: usize> {
     store: &'a SharedLibrary<F, D>,
     reader: BoxTake,
     ring: &'a mut FrameRing<N>,
@@ -104,7 +104,7 @@ impl Default for ReadAheadGauge {
     }
 }
 
-impl<'a, F: NorFlash, D: Slot, const N: usize> StoreSource<'a, F, D, N> {
+impl<'a, F: NorFlash, D: CardDriver, const N: usize> StoreSource<'a, F, D, N> {
     /// Plays `reader`'s take from `store` through `ring`, renamed per
     /// `subject`; `gauge` follows how full the ring is.
     pub fn new(
@@ -165,7 +165,7 @@ impl<'a, F: NorFlash, D: Slot, const N: usize> StoreSource<'a, F, D, N> {
     }
 }
 
-impl<F: NorFlash, D: Slot, const N: usize> FrameSource for StoreSource<'_, F, D, N> {
+impl<F: NorFlash, D: CardDriver, const N: usize> FrameSource for StoreSource<'_, F, D, N> {
     type Error = StoredError;
 
     fn frame_count(&self) -> u32 {

@@ -18,7 +18,7 @@ use llv_box::builtin::take;
 use llv_box::chase_feed::ChaseFeed;
 use llv_box::chaser::chase;
 use llv_box::{FrameSource, PlayError};
-use llv_core::artnet::{ArtTimeCode, Label, TimecodeKind};
+use llv_core::artnet::{ArtTimeCode, TimecodeKind, TimecodeLabel};
 use llv_core::chase::ChaseState;
 use llv_core::packet::{FaceFrame, MAX_LEN};
 use llv_core::settings::ChaseSpec;
@@ -100,7 +100,7 @@ struct Chased {
 }
 
 /// Chases a take of `n` frames 60 fps apart, at `offset`, while `master` runs.
-fn chase_master(n: u32, offset: Label, master: &Master) -> Chased {
+fn chase_master(n: u32, offset: TimecodeLabel, master: &Master) -> Chased {
     let _clock = clock();
     let timecode = ChaseFeed::new();
     timecode.begin(&ChaseSpec {
@@ -161,8 +161,8 @@ fn expected_index(master: &Master, chased: &Chased, at: Instant, offset_us: u64)
     (tc as i64 - offset_us as i64).div_euclid(i64::from(TAKE_FRAME))
 }
 
-fn label(text: &str) -> Label {
-    Label::parse(text).unwrap()
+fn label(text: &str) -> TimecodeLabel {
+    TimecodeLabel::parse(text).unwrap()
 }
 
 #[test]

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{anyhow, Result};
 use embassy_futures::block_on;
 use indicatif::ProgressBar;
-use llv_core::artnet::Label;
+use llv_core::artnet::TimecodeLabel;
 use llv_core::chase::{ChaseState, FrameTimes, Playhead, PlayheadCounts, Step};
 use llv_core::take::TakeTiming;
 use llv_core::time::FrameRate;
@@ -86,7 +86,7 @@ impl FrameTimes for TimesInMemory {
 /// packet on the wire to every target.
 pub fn play_chasing(
     take: &Take,
-    offset: Option<Label>,
+    offset: Option<TimecodeLabel>,
     receiver: &Receiver,
     stop: &AtomicBool,
     progress: &ProgressBar,

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
 use indicatif::ProgressBar;
-use llv_core::artnet::Label;
+use llv_core::artnet::TimecodeLabel;
 use llv_core::pacing::{fixed_offset, FrameClock, LATE_AFTER_US};
 use llv_core::packet::{FaceFrame, MAX_LEN};
 use llv_core::time::FrameRate;
@@ -198,7 +198,7 @@ pub fn play(
 pub fn play_chased(
     take: &Take,
     targets: &[SocketAddr],
-    offset: Option<Label>,
+    offset: Option<TimecodeLabel>,
     receiver: &Receiver,
     stop: &AtomicBool,
     progress: &ProgressBar,

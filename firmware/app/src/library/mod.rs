@@ -33,7 +33,7 @@ pub type BoxControl<'a, F, D> = llv_control::Control<
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::Vec;
 use llv_box_store::{Store, StoreFault, TakeReader};
-use llv_card::{Card, CardReader, Slot};
+use llv_card::{Card, CardDriver, CardReader};
 use llv_control::library::{Refusal, Take, TakeLibrary};
 use llv_core::control::{
     CardStatus, ErrorCode, Fault, Place, TakeInfo, TakePage, Wear, PAGE_TAKES,
@@ -48,7 +48,7 @@ use flash::{store_error, store_fault, take_error};
 const CARD_UPLOAD: u32 = 1 << 31;
 
 /// The flash store and the card.
-pub struct BoxLibrary<F, D: Slot> {
+pub struct BoxLibrary<F, D: CardDriver> {
     /// The take store on flash (and the settings).
     pub store: Store<F>,
     /// The card's takes.
@@ -73,7 +73,7 @@ impl Take for BoxTake {
     }
 }
 
-impl<F: NorFlash, D: Slot> BoxLibrary<F, D> {
+impl<F: NorFlash, D: CardDriver> BoxLibrary<F, D> {
     async fn on_card(&mut self, name: &str) -> Result<bool, Refusal> {
         let found = self.card.find(name).await;
         found.map(|i| i.is_some()).map_err(|e| card_error(&e, name))
@@ -84,7 +84,7 @@ impl<F: NorFlash, D: Slot> BoxLibrary<F, D> {
     }
 }
 
-impl<F: NorFlash, D: Slot> TakeLibrary for BoxLibrary<F, D> {
+impl<F: NorFlash, D: CardDriver> TakeLibrary for BoxLibrary<F, D> {
     type Take = BoxTake;
 
     async fn list_page(&mut self, start: u32) -> Result<TakePage, Refusal> {
