@@ -8,7 +8,7 @@ use common::*;
 use embassy_futures::block_on;
 use embedded_storage_async::nor_flash::NorFlash;
 use llv_box_store::{StoreError, StoreFault, Unreadable, SCHEMA};
-use llv_core::artnet::Label;
+use llv_core::artnet::TimecodeLabel;
 use llv_core::settings::{Autoplay, ChaseSpec, Settings, StaticAddress, Target};
 
 /// What the golden records of schemas 1 and 2 hold (migrated: no name, default ports).
@@ -49,7 +49,7 @@ fn expected_3() -> Settings {
 fn expected_4() -> Settings {
     Settings {
         chase: Some(ChaseSpec {
-            offset: Some(Label {
+            offset: Some(TimecodeLabel {
                 hours: 1,
                 minutes: 0,
                 seconds: 0,

@@ -335,7 +335,7 @@ fn the_store_counts_its_erases_as_the_flash_sees_them() {
         osc_port: Some(65535),
         reply_port: Some(65534),
         chase: Some(llv_core::settings::ChaseSpec {
-            offset: llv_core::artnet::Label::parse("23:59:59:29"),
+            offset: llv_core::artnet::TimecodeLabel::parse("23:59:59:29"),
             stream: 255,
             freewheel_ms: llv_core::settings::MAX_FREEWHEEL_MS,
             hold: true,
