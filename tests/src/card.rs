@@ -355,6 +355,28 @@ pub fn assert_stretch(got: &[Arrival], expected: &[Vec<u8>]) -> usize {
     k
 }
 
+/// Checks that every frame of `got` is a frame of the take `expected`,
+/// byte for byte; returns the first one's index and how many times the
+/// frames did not follow on from the one before (a chase's locates, either
+/// way, and frames lost on the way).
+pub fn assert_in_order(got: &[Arrival], expected: &[Vec<u8>]) -> (usize, usize) {
+    assert!(!got.is_empty(), "no frames arrived");
+    let find = |bytes: &[u8]| expected.iter().position(|e| e == bytes);
+    let mut at = find(&got[0].bytes).expect("the first frame is one of the take's");
+    let first = at;
+    let mut jumps = 0;
+    for (j, a) in got.iter().enumerate().skip(1) {
+        if expected.get(at + 1).is_some_and(|e| *e == a.bytes) {
+            at += 1;
+            continue;
+        }
+        at = find(&a.bytes)
+            .unwrap_or_else(|| panic!("the {j}th frame received is not a frame of the take"));
+        jumps += 1;
+    }
+    (first, jumps)
+}
+
 /// Each frame's lateness in ms: its arrival against the schedule that the
 /// earliest frame (relative to its time in the take) sets; the first is the
 /// reference, so every value is >= 0.
