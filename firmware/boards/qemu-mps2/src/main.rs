@@ -202,7 +202,7 @@ fn open_card(image: &[u8], out: &[u8], keys: &BoardKeys) -> BoxCard {
         every: keys.card_stall_every,
     });
     let path = image.strip_suffix(&[0]).unwrap_or(image);
-    let (card, failed) = FileCard::open(path, keys.card_parts, out, stalls);
+    let (card, failed) = FileCard::open(path, keys.card_parts, out, stalls, keys.card_power_up);
     if let Some(e) = failed {
         defmt::error!("card image: {}", e);
     }
