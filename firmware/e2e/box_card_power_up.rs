@@ -181,6 +181,7 @@ fn a_card_that_stays_busy_is_reported_and_the_box_serves_on_without_restarts() {
     let text = b.llv(&["box", "{box}", "status"]).success();
     let text = String::from_utf8_lossy(&text.get_output().stdout).to_string();
     assert!(text.contains("stays busy past its 1 s power-up"), "{text}");
+    assert!(text.contains("\nclock    emulated"), "{text}");
     assert!(uptime >= 19_000, "up {uptime} ms");
     assert_plays_dao(&b);
 }

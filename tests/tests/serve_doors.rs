@@ -439,3 +439,16 @@ fn a_closed_pipe_ends_llv_quietly() {
         assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn the_status_says_the_clock_is_the_hosts() {
+    let (_dir, serve) = served();
+    assert_eq!(status(&serve)["clock"], "Host");
+    let text = llv()
+        .args(["box", &serve.addr(), "status"])
+        .timeout(TIMEOUT)
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&text.get_output().stdout).to_string();
+    assert!(text.contains("\nclock    host"), "{text}");
+}

@@ -40,6 +40,7 @@ use llv_box::sink::SocketBuffers;
 use llv_box::{builtin, BoxConfig};
 use llv_box_store::MaybeFlash;
 use llv_card::{Card, CardPort};
+use llv_core::control::ClockSource;
 use llv_core::settings::StaticAddress;
 use llv_hal_mps2::executor::Executor;
 use llv_hal_mps2::file_card::{FileCard, Stalls};
@@ -98,7 +99,7 @@ async fn boot(spawner: Spawner) {
     let power_up = PowerUp {
         factory_reset: keys.factory_reset,
         watchdog_reset: reset_cause == ResetCause::Watchdog,
-        clock_fallback: false,
+        clock: ClockSource::Emulated,
     };
     let booted = match &keys.flash {
         Some(path) => {
