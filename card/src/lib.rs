@@ -43,4 +43,6 @@ pub use card::{BadFiles, Card, CardReader, Mode, Scanned};
 pub use error::{CardError, CardFault, VolumeError};
 pub use index::CardTake;
 pub use names::MAX_CARD_TAKES;
-pub use port::{BlockBuf, BlockError, Blocks, CardDriver, CardPort, NoCard, BLOCK};
+pub use port::{
+    BlockBuf, BlockError, Blocks, CardDriver, CardPort, NoCard, BLOCK, POWER_UP_LIMIT, STAYS_BUSY,
+};

@@ -42,6 +42,16 @@ impl fmt::Display for BlockError {
 
 impl core::error::Error for BlockError {}
 
+/// How long a card may take to come up (the SD specification's
+/// initialisation timeout for ACMD41): a driver gives up on a card still
+/// busy after this and reports it with [`STAYS_BUSY`].
+pub const POWER_UP_LIMIT: embassy_time::Duration = embassy_time::Duration::from_secs(1);
+
+/// What [`Blocks::unusable`] says of a card that stays busy past
+/// [`POWER_UP_LIMIT`].
+pub const STAYS_BUSY: &str =
+    "it stays busy past its 1 s power-up (damaged, or a weak supply at the socket)";
+
 /// A board's card driver: 512-byte blocks, async.
 #[allow(async_fn_in_trait, reason = "the box's executor is single-threaded")]
 pub trait Blocks {

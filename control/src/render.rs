@@ -99,6 +99,9 @@ pub fn status_json(j: &mut Json<'_>, s: &Status) {
         }
         None => j.raw("null"),
     }
+    j.raw(",");
+    j.key("clock");
+    j.string(s.clock.name());
     j.raw("}");
 }
 

@@ -17,8 +17,9 @@
 
 use heapless::{String, Vec};
 use llv_core::control::{
-    bounded, decode, encode, ErrorCode, Fault, Place, Played, Playing, Request, Response, Start,
-    Status, MAX_FAULTS, MAX_FRAME, MAX_RESPONSE, MAX_TAKES, PREFIX_LEN, PROTOCOL_VERSION,
+    bounded, decode, encode, ClockSource, ErrorCode, Fault, Place, Played, Playing, Request,
+    Response, Start, Status, MAX_FAULTS, MAX_FRAME, MAX_RESPONSE, MAX_TAKES, PREFIX_LEN,
+    PROTOCOL_VERSION,
 };
 use llv_core::settings::{Sender, Settings, Target, MAX_TARGETS, TOKEN_LEN};
 use subtle::ConstantTimeEq;
@@ -44,6 +45,8 @@ pub trait Playback<T> {
     fn last(&self) -> Option<Played>;
     /// The box's monotonic clock: µs since power-up.
     fn clock_us(&self) -> u64;
+    /// What that clock runs from.
+    fn clock_source(&self) -> ClockSource;
     /// The box's IPv4 address, once it has one.
     fn address(&self) -> Option<[u8; 4]>;
     /// Faults of the box outside the library (watchdog reset, factory reset, ...).
@@ -293,6 +296,7 @@ impl Session {
                     card: library.card(),
                     wear: library.wear(),
                     last: device.last(),
+                    clock: device.clock_source(),
                 }))
             }
             Request::List => Ok(Step::Wait(Pending::List {

@@ -366,6 +366,34 @@ pub struct Status {
     pub wear: Wear,
     /// How the last playback went, while none plays (protocol 6).
     pub last: Option<Played>,
+    /// What the box's clock runs from (protocol 6).
+    pub clock: ClockSource,
+}
+
+/// What the box's clock runs from: how far its frame times can be trusted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum ClockSource {
+    /// A crystal or a crystal-driven clock (the NUCLEO's 8 MHz from its ST-LINK).
+    Crystal,
+    /// The chip's internal RC oscillator: a few hundred ppm, drifts with temperature.
+    Internal,
+    /// An emulator's virtual clock (the box under QEMU), which follows the host's.
+    Emulated,
+    /// The operating system's clock (`llv serve`).
+    Host,
+}
+
+impl ClockSource {
+    /// In words: `crystal`, `internal`, `emulated` or `host`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClockSource::Crystal => "crystal",
+            ClockSource::Internal => "internal",
+            ClockSource::Emulated => "emulated",
+            ClockSource::Host => "host",
+        }
+    }
 }
 
 /// How the card stands.

@@ -231,6 +231,7 @@ fn every_response_round_trips_within_max_frame() {
                 dropped: u32::MAX,
                 ended: Ended::Failed,
             }),
+            clock: ClockSource::Host,
         }),
         Response::Takes(TakePage {
             start: u32::MAX,
@@ -539,6 +540,7 @@ fn every_response_has_its_documented_bytes() {
             take_erases: 200,
         },
         last: None,
+        clock: ClockSource::Crystal,
     };
     let page = TakePage {
         start: 16,
@@ -564,6 +566,7 @@ fn every_response_has_its_documented_bytes() {
             dropped: 0,
             ended: Ended::Stopped,
         }),
+        clock: ClockSource::Emulated,
     };
     let golden: [(Response, &[u8]); 9] = [
         (
@@ -600,6 +603,7 @@ fn every_response_has_its_documented_bytes() {
                 0x01, // wear: 3 writes, 4000 unchanged, 2 coalesced, pending
                 0x01, 0xc8, 0x01, // 1 settings erase, 200 take erases
                 0x00, // last: none (protocol 6)
+                0x00, // clock: Crystal (protocol 6)
             ],
         ),
         (
@@ -614,6 +618,7 @@ fn every_response_has_its_documented_bytes() {
                 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // wear: nothing written or erased
                 0x01, 0x03, b'd', b'a', b'o', // last: take
                 0xb4, 0x01, 0x02, 0x00, 0x01, // 180 frames, 2 late, 0 dropped, Stopped
+                0x02, // clock: Emulated
             ],
         ),
         (
@@ -738,6 +743,35 @@ fn the_documents_examples_are_what_the_codec_writes() {
         let quoted = hex(&bytes);
         assert!(doc.contains(&quoted), "{what}: the codec writes {quoted}");
     }
+    // The Status example runs over several lines.
+    let status = body(&Response::Status(Status {
+        firmware: name("box 1"),
+        uptime_ms: 1000,
+        address: Some([10, 0, 2, 15]),
+        playing: None,
+        used_bytes: 0,
+        free_bytes: 0,
+        faults: Vec::new(),
+        card: None,
+        wear: Wear::default(),
+        last: Some(Played {
+            take: name("dao"),
+            frames: 180,
+            late_frames: 2,
+            dropped: 0,
+            ended: Ended::Stopped,
+        }),
+        clock: ClockSource::Emulated,
+    }));
+    let flowed = doc
+        .split_whitespace()
+        .collect::<std::vec::Vec<_>>()
+        .join(" ");
+    assert!(
+        flowed.contains(&hex(&status)),
+        "the Status example: the codec writes {}",
+        hex(&status)
+    );
     // The name's example quotes its first three bytes and the name after them.
     assert_eq!(box_name[..3], [0x05, 0x01, 0x0a]);
     assert_eq!(&box_name[3..], b"stage-left");

@@ -117,46 +117,76 @@ impl QemuBox {
     /// another port (at most three times).
     pub fn boot_with(elf: &Path, flash: &Path, words: &str) -> QemuBox {
         for _ in 0..3 {
-            let (port, osc, mdns, artnet) = (
+            let ports = (
                 free_port(),
                 free_port_both(),
                 free_udp_port(),
                 free_udp_port(),
             );
-            let mut qemu = spawn_box(
-                elf,
-                &format!(
-                    ",hostfwd=tcp:127.0.0.1:{port}-:11113,hostfwd=tcp:127.0.0.1:{osc}-:11114,\
-                     hostfwd=udp:127.0.0.1:{osc}-:11114,hostfwd=udp:127.0.0.1:{mdns}-:5353,\
-                     hostfwd=udp:127.0.0.1:{artnet}-:6454"
-                ),
-                &format!("flash={} {words}", flash.display()),
-            );
-            let end = Instant::now() + TIMEOUT;
-            // QEMU accepts on the forwarded port before the guest listens: only a
-            // Hello answered proves the box is up.
-            loop {
-                if connect(port).is_ok() {
-                    return QemuBox {
-                        qemu,
-                        port,
-                        osc,
-                        mdns,
-                        artnet,
-                    };
-                }
-                if let Some(status) = qemu.child().try_wait().unwrap() {
-                    eprintln!("QEMU exited during boot ({status}): trying another port");
-                    break;
-                }
-                assert!(
-                    Instant::now() < end,
-                    "the box did not answer within {TIMEOUT:?}"
-                );
-                std::thread::sleep(Duration::from_millis(100));
+            if let Some(b) = Self::boot_on(elf, flash, words, ports) {
+                return b;
             }
+            eprintln!("QEMU exited during boot: trying other ports");
         }
         panic!("QEMU exited during three boots");
+    }
+
+    /// Stops this box (a power cut) and boots `elf` on `flash` with `words`
+    /// again on the same host ports, as a box power-cycled on a bench comes
+    /// back at its address; tries three times should QEMU not get a port
+    /// back at once.
+    pub fn power_cycle(self, elf: &Path, flash: &Path, words: &str) -> QemuBox {
+        let ports = (self.port, self.osc, self.mdns, self.artnet);
+        drop(self);
+        for _ in 0..3 {
+            if let Some(b) = Self::boot_on(elf, flash, words, ports) {
+                return b;
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        panic!("QEMU did not boot again on its ports three times");
+    }
+
+    /// One boot on the host ports `(control, osc, mdns, artnet)`; `None` if
+    /// QEMU exited (it could not forward a port).
+    fn boot_on(
+        elf: &Path,
+        flash: &Path,
+        words: &str,
+        (port, osc, mdns, artnet): (u16, u16, u16, u16),
+    ) -> Option<QemuBox> {
+        let mut qemu = spawn_box(
+            elf,
+            &format!(
+                ",hostfwd=tcp:127.0.0.1:{port}-:11113,hostfwd=tcp:127.0.0.1:{osc}-:11114,\
+                 hostfwd=udp:127.0.0.1:{osc}-:11114,hostfwd=udp:127.0.0.1:{mdns}-:5353,\
+                 hostfwd=udp:127.0.0.1:{artnet}-:6454"
+            ),
+            &format!("flash={} {words}", flash.display()),
+        );
+        let end = Instant::now() + TIMEOUT;
+        // QEMU accepts on the forwarded port before the guest listens: only a
+        // Hello answered proves the box is up.
+        loop {
+            if connect(port).is_ok() {
+                return Some(QemuBox {
+                    qemu,
+                    port,
+                    osc,
+                    mdns,
+                    artnet,
+                });
+            }
+            if let Some(status) = qemu.child().try_wait().unwrap() {
+                eprintln!("QEMU exited during boot ({status})");
+                return None;
+            }
+            assert!(
+                Instant::now() < end,
+                "the box did not answer within {TIMEOUT:?}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 
     pub fn addr(&self) -> String {

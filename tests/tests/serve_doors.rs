@@ -439,3 +439,55 @@ fn a_closed_pipe_ends_llv_quietly() {
         assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn the_status_says_the_clock_is_the_hosts() {
+    let (_dir, serve) = served();
+    assert_eq!(status(&serve)["clock"], "Host");
+    let text = llv()
+        .args(["box", &serve.addr(), "status"])
+        .timeout(TIMEOUT)
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&text.get_output().stdout).to_string();
+    assert!(text.contains("\nclock    host"), "{text}");
+}
+
+#[test]
+fn the_bench_check_passes_against_llv_serve_without_a_power_cycle() {
+    let (dir, serve) = served();
+    let out = llv()
+        .args([
+            "box",
+            &serve.addr(),
+            "check",
+            "--no-reboot",
+            "--seconds",
+            "3",
+        ])
+        .args(["--take"])
+        .arg(example("dao.gesichter"))
+        // Loopback on a machine with both cores busy: a frame now and then
+        // comes a few ms late.
+        .args(["--late-ms", "50"])
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .success();
+    let report = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    for row in [
+        "| playback rate | pass |",
+        "| upload while playing | pass |",
+        "| power cycle and autoplay | skipped |",
+        "| clock source | pass | host",
+        "| faults | pass | none |",
+    ] {
+        assert!(report.contains(row), "{row} in:\n{report}");
+    }
+    // The check's take is gone again: only dao is served.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    assert_eq!(names, ["dao.gesichter"], "{report}");
+}

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::vec::Vec;
 
 use heapless::Vec as Bounded;
-use llv_core::control::{Ended, Fault, Played, Playing, Start, MAX_FAULTS};
+use llv_core::control::{ClockSource, Ended, Fault, Played, Playing, Start, MAX_FAULTS};
 use llv_core::settings::{Sender, Settings, Target};
 
 use crate::library::Take;
@@ -76,6 +76,10 @@ impl<T: Take> Playback<T> for RecordingPlayback {
         self.clock_us
     }
 
+    fn clock_source(&self) -> ClockSource {
+        ClockSource::Host
+    }
+
     fn address(&self) -> Option<[u8; 4]> {
         self.address
     }
@@ -135,6 +139,10 @@ impl<T: Take> Playback<T> for SharedPlayback {
 
     fn clock_us(&self) -> u64 {
         self.lock().clock_us
+    }
+
+    fn clock_source(&self) -> ClockSource {
+        ClockSource::Host
     }
 
     fn address(&self) -> Option<[u8; 4]> {

@@ -11,7 +11,7 @@ use embedded_storage_async::nor_flash::NorFlash;
 use heapless::Vec;
 use llv_box_store::Store;
 use llv_control::Paced;
-use llv_core::control::{bounded, Fault, FaultCode, MAX_FAULTS};
+use llv_core::control::{bounded, ClockSource, Fault, FaultCode, MAX_FAULTS};
 use llv_core::settings::{Sender, Settings};
 
 use embassy_sync::mutex::Mutex;
@@ -24,14 +24,15 @@ use crate::read_ahead::SharedLibrary;
 use llv_card::{Card, CardDriver};
 
 /// What the board knows about this power-up.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PowerUp {
     /// The factory-reset input was held: clear the settings, keep the takes.
     pub factory_reset: bool,
     /// The last reset came from the hardware watchdog.
     pub watchdog_reset: bool,
-    /// The board runs from a fallback clock (less exact timing).
-    pub clock_fallback: bool,
+    /// What the board's clock runs from (the internal oscillator is a fault:
+    /// less exact timing).
+    pub clock: ClockSource,
 }
 
 /// The store, the network policy and the faults a power-up ends with (a
@@ -47,6 +48,8 @@ pub struct Booted<F, D: CardDriver> {
     pub net: NetPolicy,
     /// What is wrong, for `Status`.
     pub faults: Vec<Fault, MAX_FAULTS>,
+    /// What the board's clock runs from, for `Status`.
+    pub clock: ClockSource,
 }
 
 /// Mounts the store on `region` of `flash`, applies `power_up`, and returns it
@@ -75,7 +78,7 @@ pub async fn mount_store<F: NorFlash, D: CardDriver>(
             "restarted by the watchdog after a hang",
         );
     }
-    if power_up.clock_fallback {
+    if power_up.clock == ClockSource::Internal {
         fault(
             FaultCode::ClockFallback,
             "no 8 MHz clock from the ST-LINK: timing from the internal RC oscillator",
@@ -110,5 +113,6 @@ pub async fn mount_store<F: NorFlash, D: CardDriver>(
         settings: usable,
         store: Mutex::new(Paced::new(BoxLibrary { store, card })),
         faults,
+        clock: power_up.clock,
     }
 }

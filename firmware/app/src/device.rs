@@ -23,7 +23,7 @@ use heapless::Vec;
 use llv_card::CardDriver;
 use llv_control::Playback;
 use llv_control::{Take, TakeLibrary};
-use llv_core::control::{Ended, Fault, FaultCode, Played, Playing, Start, MAX_FAULTS};
+use llv_core::control::{ClockSource, Ended, Fault, FaultCode, Played, Playing, Start, MAX_FAULTS};
 use llv_core::settings::{Loops, Sender, Settings, Target, BOX_NAME_LEN, MAX_TARGETS};
 
 use crate::chase_feed::ChaseFeed;
@@ -67,6 +67,8 @@ pub struct BoxState {
     read_ahead: ReadAheadGauge,
     address: Shared<Option<[u8; 4]>>,
     faults: Shared<Vec<Fault, MAX_FAULTS>>,
+    /// What the box's clock runs from.
+    clock: Shared<ClockSource>,
     /// The box's name as the settings give it.
     name: Shared<Option<String<BOX_NAME_LEN>>>,
     /// The timecode a chasing playback follows.
@@ -74,7 +76,7 @@ pub struct BoxState {
 }
 
 impl BoxState {
-    /// Idle, no subject rename, no address yet, no faults.
+    /// Idle, no subject rename, no address yet, no faults, a crystal clock.
     pub const fn new() -> Self {
         BoxState {
             commands: Signal::new(),
@@ -85,6 +87,7 @@ impl BoxState {
             read_ahead: ReadAheadGauge::new(),
             address: BlockingMutex::new(RefCell::new(None)),
             faults: BlockingMutex::new(RefCell::new(Vec::new())),
+            clock: BlockingMutex::new(RefCell::new(ClockSource::Crystal)),
             name: BlockingMutex::new(RefCell::new(None)),
             timecode: ChaseFeed::new(),
         }
@@ -98,6 +101,11 @@ impl BoxState {
             // At most MAX_FAULTS are taken.
             let _ = f.extend_from_slice(&faults[..faults.len().min(MAX_FAULTS)]);
         });
+    }
+
+    /// Sets what the box's clock runs from, as `Status` reports it.
+    pub fn set_clock(&self, clock: ClockSource) {
+        self.clock.lock(|c| *c.borrow_mut() = clock);
     }
 
     /// Whether the player plays but has shown no life for `limit`: no frame
@@ -222,6 +230,10 @@ impl Playback<BoxTake> for BoxDevice<'_> {
 
     fn clock_us(&self) -> u64 {
         Instant::now().as_micros()
+    }
+
+    fn clock_source(&self) -> ClockSource {
+        self.state.clock.lock(|c| *c.borrow())
     }
 
     fn address(&self) -> Option<[u8; 4]> {

@@ -113,6 +113,7 @@ pub async fn run_store<F: NorFlash, D: CardDriver, W: Watchdog>(
         settings,
         net,
         faults,
+        clock,
     } = booted;
     let identity = doors::Identity {
         firmware,
@@ -121,6 +122,7 @@ pub async fn run_store<F: NorFlash, D: CardDriver, W: Watchdog>(
     };
     let state = BoxState::new();
     state.set_faults(faults);
+    state.set_clock(*clock);
     let penalties = Penalties::new();
     let slots = keeper();
     let worker = Worker::new();

@@ -97,6 +97,11 @@ impl BoxClient {
         self.addr
     }
 
+    /// This computer's end of the connection (the address the box reaches it by).
+    pub fn local_addr(&self) -> Result<SocketAddr> {
+        Ok(self.stream.local_addr()?)
+    }
+
     /// Sends `request`; an error response becomes an error naming the request.
     pub fn call(&mut self, request: &Request<'_>) -> Result<Response> {
         match self.exchange(request)? {

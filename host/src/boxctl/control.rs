@@ -6,10 +6,11 @@ use std::time::Instant;
 use anyhow::{bail, ensure, Result};
 use clap::{Args, Subcommand};
 use heapless::Vec as BoundedVec;
-use llv_core::control::{Request, Response, Start, Status, TakeInfo};
+use llv_core::control::{ClockSource, Request, Response, Start, Status, TakeInfo};
 use llv_core::settings::{Setting, Settings, Target, MAX_CHANGES, MAX_TARGETS, OSC_PORT};
 use serde_json::json;
 
+use super::check::CheckArgs;
 use super::client::{target, BoxClient};
 use super::together;
 use crate::args::{ChaseArgs, TokenArgs};
@@ -90,11 +91,26 @@ pub enum BoxAction {
         #[arg(value_name = "KEY VALUE")]
         pairs: Vec<String>,
     },
+    /// The bench check of a box: plays a take to this computer (rate,
+    /// lateness), uploads while it plays, asks for a power cycle and checks
+    /// the autoplay, reads the clock source and the faults, and prints one
+    /// report with pass or fail per item, ready to paste into an issue.
+    ///
+    /// Example (from the repository's root):
+    ///   llv box 192.168.1.50 check
+    #[command(verbatim_doc_comment)]
+    Check(CheckArgs),
 }
 
 /// Runs `llv box`: the action on each box given, in order.
 pub fn run(args: &BoxArgs) -> Result<()> {
     let token = args.token.token()?;
+    if let BoxAction::Check(check) = &args.action {
+        let [addr] = args.addrs.as_slice() else {
+            bail!("check one box at a time");
+        };
+        return super::check::run(addr, token.as_deref(), check, args.json);
+    }
     let mut clients = args
         .addrs
         .iter()
@@ -196,6 +212,8 @@ fn act(client: &mut BoxClient, action: &BoxAction, json: bool) -> Result<()> {
                 print_settings(&settings, token_set);
             }
         }
+        // `run` checks one box before connecting to any.
+        BoxAction::Check(_) => bail!("check one box at a time"),
     }
     Ok(())
 }
@@ -434,8 +452,22 @@ fn print_status(client: &BoxClient, s: &Status) {
             );
         }
     }
+    crate::outln!("clock    {}", clock_words(s.clock));
     for f in &s.faults {
         crate::outln!("fault    {:?}: {}", f.code, printable(&f.detail));
+    }
+}
+
+/// What `llv box status` says of the box's clock.
+pub fn clock_words(clock: ClockSource) -> &'static str {
+    match clock {
+        ClockSource::Crystal => "crystal (the board's external clock)",
+        ClockSource::Internal => {
+            "internal RC oscillator: no external clock came up, frame timing drifts \
+             (see the ClockFallback fault)"
+        }
+        ClockSource::Emulated => "emulated (QEMU's virtual clock, following the host's)",
+        ClockSource::Host => "host (the computer's own clock: llv serve)",
     }
 }
 

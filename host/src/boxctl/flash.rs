@@ -116,7 +116,8 @@ pub fn run(args: &FlashArgs) -> Result<()> {
     Ok(())
 }
 
-fn upload(
+/// Uploads `image` as `name` to `place` on the box, with a progress bar.
+pub(crate) fn upload(
     client: &mut BoxClient,
     name: &str,
     image: &[u8],

@@ -1,8 +1,10 @@
 //! The playback box from the host: the control protocol client ([`client`]),
-//! `llv flash` ([`flash`]), `llv card` ([`card`]), `llv box` ([`control`]) and
-//! starting several boxes together ([`together`]).
+//! `llv flash` ([`flash`]), `llv card` ([`card`]), `llv box` ([`control`]),
+//! starting several boxes together ([`together`]) and the bench check of a
+//! box ([`check`]).
 
 pub mod card;
+pub mod check;
 pub mod client;
 pub mod control;
 pub mod flash;

@@ -15,7 +15,7 @@ use heapless::Vec as Bounded;
 use indicatif::ProgressBar;
 use llv_control::Playback;
 use llv_core::control::{
-    bounded, Ended, Fault, FaultCode, Played, Playing, Start, TargetCounts, MAX_FAULTS,
+    bounded, ClockSource, Ended, Fault, FaultCode, Played, Playing, Start, TargetCounts, MAX_FAULTS,
 };
 use llv_core::settings::{Sender, SettingError, Settings, Target};
 
@@ -263,6 +263,10 @@ impl Playback<FolderTake> for Player {
 
     fn clock_us(&self) -> u64 {
         u64::try_from(self.state().started.elapsed().as_micros()).unwrap_or(u64::MAX)
+    }
+
+    fn clock_source(&self) -> ClockSource {
+        ClockSource::Host
     }
 
     fn address(&self) -> Option<[u8; 4]> {

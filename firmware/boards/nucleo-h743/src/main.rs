@@ -42,6 +42,7 @@ use llv_box::watchdog::{Handover, Watchdog, BOOT_LIMIT};
 use llv_box::{boot, power_up, BoxConfig};
 use llv_box_store::MaybeFlash;
 use llv_card::{Card, CardPort};
+use llv_core::control::ClockSource as Clock;
 use llv_core::settings::StaticAddress;
 use llv_hal_stm32h7::pll::{pll1, ClockSource};
 use llv_hal_stm32h7::reset::{self, ResetCause};
@@ -202,7 +203,10 @@ async fn main(spawner: Spawner) {
     let power_up = PowerUp {
         factory_reset: user_button_held(Input::new(p.PC13, Pull::Down)).await,
         watchdog_reset: reset == ResetCause::Watchdog,
-        clock_fallback: clock == ClockSource::Hsi,
+        clock: match clock {
+            ClockSource::Hse => Clock::Crystal,
+            ClockSource::Hsi => Clock::Internal,
+        },
     };
     defmt::info!(
         "llv-box on NUCLEO-H743ZI2, command line: {=str}",

@@ -9,7 +9,9 @@
 //!   `card_stall_every_ms=M` make every card read in the first N ms of each
 //!   M ms wait until then; `card_parts=N`: the image is N files of 1 GiB,
 //!   `PATH.0` to `PATH.N-1` (the last may be shorter), for cards of 2 GiB
-//!   and more (`llv_hal_mps2::file_card` says why);
+//!   and more (`llv_hal_mps2::file_card` says why); `card_power_up_ms=N`:
+//!   the card stays busy N ms at each initialisation (over 1000: it never
+//!   comes up, and the box reports it unusable);
 //! - `factory_reset=on`: clear the stored settings at power-up, keep the
 //!   takes (what holding the NUCLEO's USER button does);
 //! - `hang_after_ms=N` (feature `test-faults` only): N ms after a boot that
@@ -33,6 +35,8 @@ pub struct BoardKeys {
     pub card_stall: Duration,
     /// `card_stall_every_ms=`.
     pub card_stall_every: Duration,
+    /// `card_power_up_ms=`.
+    pub card_power_up: Option<Duration>,
     /// `card_parts=` (0: one file).
     pub card_parts: u32,
     /// `factory_reset=on`.
@@ -51,6 +55,7 @@ pub fn split(line: &str) -> Result<(BoardKeys, String<CMDLINE_MAX>), &str> {
         card: None,
         card_stall: Duration::from_ticks(0),
         card_stall_every: Duration::from_secs(3),
+        card_power_up: None,
         card_parts: 0,
         factory_reset: false,
         #[cfg(feature = "test-faults")]
@@ -83,6 +88,10 @@ pub fn split(line: &str) -> Result<(BoardKeys, String<CMDLINE_MAX>), &str> {
         }
         if let Some(ms) = word.strip_prefix("card_stall_every_ms=") {
             keys.card_stall_every = millis(ms).filter(|d| d.as_ticks() > 0).ok_or(word)?;
+            continue;
+        }
+        if let Some(ms) = word.strip_prefix("card_power_up_ms=") {
+            keys.card_power_up = Some(millis(ms).ok_or(word)?);
             continue;
         }
         if let Some(n) = word.strip_prefix("card_parts=") {

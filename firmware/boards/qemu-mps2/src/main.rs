@@ -40,6 +40,7 @@ use llv_box::sink::SocketBuffers;
 use llv_box::{builtin, BoxConfig};
 use llv_box_store::MaybeFlash;
 use llv_card::{Card, CardPort};
+use llv_core::control::ClockSource;
 use llv_core::settings::StaticAddress;
 use llv_hal_mps2::executor::Executor;
 use llv_hal_mps2::file_card::{FileCard, Stalls};
@@ -98,7 +99,7 @@ async fn boot(spawner: Spawner) {
     let power_up = PowerUp {
         factory_reset: keys.factory_reset,
         watchdog_reset: reset_cause == ResetCause::Watchdog,
-        clock_fallback: false,
+        clock: ClockSource::Emulated,
     };
     let booted = match &keys.flash {
         Some(path) => {
@@ -202,7 +203,7 @@ fn open_card(image: &[u8], out: &[u8], keys: &BoardKeys) -> BoxCard {
         every: keys.card_stall_every,
     });
     let path = image.strip_suffix(&[0]).unwrap_or(image);
-    let (card, failed) = FileCard::open(path, keys.card_parts, out, stalls);
+    let (card, failed) = FileCard::open(path, keys.card_parts, out, stalls, keys.card_power_up);
     if let Some(e) = failed {
         defmt::error!("card image: {}", e);
     }

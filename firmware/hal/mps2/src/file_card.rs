@@ -8,7 +8,12 @@
 //! - removal: while a file named like the image plus `.out` exists on the
 //!   host, the slot is empty (the test creates it to pull the card out and
 //!   deletes it to put the card back); looked at no more than every
-//!   [`LOOK_EVERY`].
+//!   [`LOOK_EVERY`];
+//! - a slow power-up: with `power_up` set, a card that comes in (or is in
+//!   at boot) stays busy that long at each initialisation, the box running
+//!   meanwhile (as the NUCLEO's slot awaits a card's power-up); one busy
+//!   past [`POWER_UP_LIMIT`] is given up on at that limit and reported
+//!   unusable ([`STAYS_BUSY`]), at every look, until it leaves.
 //!
 //! Large cards come in parts. Arm semihosting passes a file offset in a
 //! 32-bit register (`SYS_SEEK`) and a length likewise (`SYS_FLEN`), and the
@@ -27,7 +32,7 @@ use core::fmt;
 
 use embassy_time::{Duration, Instant};
 use heapless::Vec;
-use llv_card::{BlockBuf, BlockError, Blocks, BLOCK};
+use llv_card::{BlockBuf, BlockError, Blocks, BLOCK, POWER_UP_LIMIT, STAYS_BUSY};
 use semihosting::fs::{File, OpenOptions};
 use semihosting::io::{Read, Seek, SeekFrom, Write};
 
@@ -84,20 +89,28 @@ pub struct FileCard<'p> {
     removed_path: &'p CStr,
     blocks: u64,
     stalls: Option<Stalls>,
+    /// How long the card stays busy at each initialisation.
+    power_up: Option<Duration>,
+    /// Whether the card came up since it came in.
+    ready: bool,
+    /// Whether the last initialisation gave up on a busy card.
+    busy: bool,
     /// When the removal file was last looked for, and whether it was there.
     looked: Option<(Instant, bool)>,
 }
 
 impl<'p> FileCard<'p> {
     /// Opens the image `path` (without its NUL), in `parts` files (0: one
-    /// file named `path`); the slot is empty while `removed_path` exists. A
-    /// card that does not open is a card that answers no read (the box
-    /// reports it unusable), with the reason.
+    /// file named `path`); the slot is empty while `removed_path` exists; the
+    /// card stays busy for `power_up` at each initialisation. A card that
+    /// does not open is a card that answers no read (the box reports it
+    /// unusable), with the reason.
     pub fn open(
         path: &[u8],
         parts: u32,
         removed_path: &'p CStr,
         stalls: Option<Stalls>,
+        power_up: Option<Duration>,
     ) -> (Self, Option<OpenError>) {
         let mut card = FileCard {
             parts: Vec::new(),
@@ -105,6 +118,9 @@ impl<'p> FileCard<'p> {
             removed_path,
             blocks: 0,
             stalls,
+            power_up,
+            ready: false,
+            busy: false,
             looked: None,
         };
         let opened = card.open_parts(path, parts);
@@ -188,10 +204,43 @@ impl<'p> FileCard<'p> {
     }
 }
 
+/// Waits until `until`, yielding to the executor meanwhile (a yield, not an
+/// embassy-time timer, so a wait costs no timer slot).
+async fn yield_until(until: Instant) {
+    core::future::poll_fn(|cx| {
+        if Instant::now() >= until {
+            return core::task::Poll::Ready(());
+        }
+        cx.waker().wake_by_ref();
+        core::task::Poll::Pending
+    })
+    .await;
+}
+
 impl Blocks for FileCard<'_> {
     async fn present(&mut self) -> Option<u64> {
         self.looked = None;
-        self.inserted().then_some(self.blocks)
+        if !self.inserted() {
+            self.ready = false;
+            self.busy = false;
+            return None;
+        }
+        if !self.ready {
+            if let Some(busy_for) = self.power_up {
+                let started = Instant::now();
+                self.busy = busy_for > POWER_UP_LIMIT;
+                yield_until(started + busy_for.min(POWER_UP_LIMIT)).await;
+                if self.busy {
+                    return None;
+                }
+            }
+            self.ready = true;
+        }
+        Some(self.blocks)
+    }
+
+    fn unusable(&self) -> Option<&'static str> {
+        self.busy.then_some(STAYS_BUSY)
     }
 
     async fn read(&mut self, block: u64, buf: &mut BlockBuf) -> Result<(), BlockError> {
@@ -199,15 +248,7 @@ impl Blocks for FileCard<'_> {
             let now = Instant::now().as_ticks();
             let into = now % every.as_ticks().max(1);
             if into < stall.as_ticks() {
-                let until = Instant::from_ticks(now - into + stall.as_ticks());
-                core::future::poll_fn(|cx| {
-                    if Instant::now() >= until {
-                        return core::task::Poll::Ready(());
-                    }
-                    cx.waker().wake_by_ref();
-                    core::task::Poll::Pending
-                })
-                .await;
+                yield_until(Instant::from_ticks(now - into + stall.as_ticks())).await;
             }
         }
         self.seek(block)?

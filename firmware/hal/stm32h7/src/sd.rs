@@ -18,12 +18,17 @@
 //! initialisation).
 //!
 //! An initialisation never holds the executor for long and always ends:
-//! embassy-stm32's power-up loop (ACMD41) is patched to give the card 1 s,
-//! the SD specification's initialisation timeout, and to await 1 ms between
-//! tries (`firmware/vendor/README.md`); its other commands busy-wait for at
-//! most a few hundred microseconds each at 400 kHz. A card that answers but
-//! stays busy past that second is in but unusable ([`Blocks::unusable`]),
-//! and the slot does not try one line for it.
+//! embassy-stm32 is patched (`firmware/vendor/README.md`) so that every
+//! command of the initialisation yields while it is on the wire, its
+//! power-up loop (ACMD41) gives the card [`POWER_UP_LIMIT`] (the SD
+//! specification's initialisation timeout) awaiting 1 ms between tries, a
+//! write's programming is awaited (500 ms at most), and every register wait
+//! is bounded; what stays synchronous is the 74 clocks of power-up (185 µs)
+//! and a few register accesses per look. The whole initialisation is bounded
+//! again here by [`INIT_LIMIT`] (its data reads wait on the SDMMC's own data
+//! timeout, seconds at 400 kHz). A card that answers but stays busy past
+//! its power-up is in but unusable ([`Blocks::unusable`]), and the slot does
+//! not try one line for it.
 //!
 //! Blocks go through the driver's own [`DataBlock`] (aligned for the IDMA,
 //! in the slot, so wherever the board keeps the slot must be memory the
@@ -35,7 +40,8 @@ use embassy_stm32::sdmmc::sd::{Addressable, Card, CmdBlock, DataBlock, StorageDe
 use embassy_stm32::sdmmc::{self, InterruptHandler, Sdmmc};
 use embassy_stm32::time::Hertz;
 use embassy_stm32::Peri;
-use llv_card::{BlockBuf, BlockError, Blocks, BLOCK};
+use embassy_time::{with_timeout, Duration};
+use llv_card::{BlockBuf, BlockError, Blocks, BLOCK, POWER_UP_LIMIT, STAYS_BUSY};
 use static_cell::StaticCell;
 
 use crate::fmt::warning;
@@ -44,6 +50,10 @@ use crate::lines::{Lines, Outcome, Width};
 /// The card's bus clock once initialised (default speed; the kernel clock is
 /// PLL1Q at 100 MHz, divided by 4).
 const BUS: Hertz = Hertz(25_000_000);
+
+/// The longest one initialisation may take: the card's power-up and half
+/// a second for the rest (a dozen commands and two short reads).
+pub const INIT_LIMIT: Duration = Duration::from_millis(POWER_UP_LIMIT.as_millis() + 500);
 
 /// The slot's pins and peripheral, as the board hands them over.
 pub struct SdPins {
@@ -152,10 +162,10 @@ impl SdSlot {
                     core::mem::swap(&mut dev.sdmmc, spare);
                     *width = want;
                 }
-                match dev.reacquire(cmd, BUS).await {
-                    Ok(()) => Outcome::Ready,
-                    Err(sdmmc::Error::SoftwareTimeout) => Outcome::Busy,
-                    Err(_) => Outcome::Failed,
+                match with_timeout(INIT_LIMIT, dev.reacquire(cmd, BUS)).await {
+                    Ok(Ok(())) => Outcome::Ready,
+                    Ok(Err(sdmmc::Error::SoftwareTimeout)) => Outcome::Busy,
+                    Ok(Err(_)) | Err(_) => Outcome::Failed,
                 }
             })
             .await;
@@ -207,9 +217,7 @@ impl SdSlot {
 
 impl Blocks for SdSlot {
     fn unusable(&self) -> Option<&'static str> {
-        self.busy.then_some(
-            "it stays busy past its 1 s power-up (damaged, or a weak supply at the socket)",
-        )
+        self.busy.then_some(STAYS_BUSY)
     }
 
     async fn present(&mut self) -> Option<u64> {

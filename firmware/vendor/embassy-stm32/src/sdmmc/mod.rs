@@ -29,6 +29,53 @@ use crate::{block_for_us, interrupt, peripherals};
 /// Module for SD and EMMC cards
 pub mod sd;
 
+/// llv patch: the longest the driver spins (or, awaiting, polls) on one
+/// register condition, in µs: far above any command at 400 kHz (a 136-bit
+/// response with the card's 64-clock answer window is under 0.6 ms), so only
+/// a peripheral that stopped ends there, with `Error::Timeout`.
+pub const SPIN_LIMIT_US: u64 = 10_000;
+
+/// llv patch: a bound on a wait: [`SPIN_LIMIT_US`] by the clock with the
+/// `time` feature, a count of looks without it.
+struct Bound {
+    #[cfg(feature = "time")]
+    until: embassy_time::Instant,
+    #[cfg(not(feature = "time"))]
+    looks: u32,
+}
+
+impl Bound {
+    fn new() -> Self {
+        Bound {
+            #[cfg(feature = "time")]
+            until: embassy_time::Instant::now() + embassy_time::Duration::from_micros(SPIN_LIMIT_US),
+            #[cfg(not(feature = "time"))]
+            looks: 0,
+        }
+    }
+
+    /// `Error::Timeout` once the bound is passed.
+    fn check(&mut self) -> Result<(), Error> {
+        #[cfg(feature = "time")]
+        let passed = embassy_time::Instant::now() >= self.until;
+        #[cfg(not(feature = "time"))]
+        let passed = {
+            self.looks += 1;
+            self.looks >= 10_000_000
+        };
+        if passed { Err(Error::Timeout) } else { Ok(()) }
+    }
+}
+
+/// llv patch: spins until `done`, for at most [`SPIN_LIMIT_US`].
+fn spin_until(mut done: impl FnMut() -> bool) -> Result<(), Error> {
+    let mut bound = Bound::new();
+    while !done() {
+        bound.check()?;
+    }
+    Ok(())
+}
+
 /// Module for SDIO interface
 pub mod sdio;
 
@@ -747,9 +794,11 @@ impl<'d> Sdmmc<'d> {
     }
 
     /// Wait idle on CMDACT, RXACT and TXACT (v1) or DOSNACT and CPSMACT (v2)
+    ///
+    /// llv patch: for at most [`SPIN_LIMIT_US`] (`Error::Timeout` then).
     #[inline]
-    fn wait_idle(&self) {
-        while self.data_active() || self.cmd_active() {}
+    fn wait_idle(&self) -> Result<(), Error> {
+        spin_until(|| !(self.data_active() || self.cmd_active()))
     }
 
     fn bus_width(&self) -> BusWidth {
@@ -776,8 +825,9 @@ impl<'d> Sdmmc<'d> {
             DatapathMode::Byte => (true, 0),
         };
 
-        // Command AND Data state machines must be idle
-        self.wait_idle();
+        // Command AND Data state machines must be idle (llv patch: bounded;
+        // a peripheral still busy then fails the command that follows)
+        let _ = self.wait_idle();
         self.clear_interrupt_flags();
 
         regs.dlenr().write(|w| w.set_datalength(size_of_val(buffer) as u32));
@@ -836,8 +886,9 @@ impl<'d> Sdmmc<'d> {
             DatapathMode::Byte => (true, 0),
         };
 
-        // Command AND Data state machines must be idle
-        self.wait_idle();
+        // Command AND Data state machines must be idle (llv patch: bounded;
+        // a peripheral still busy then fails the command that follows)
+        let _ = self.wait_idle();
         self.clear_interrupt_flags();
 
         regs.dlenr().write(|w| w.set_datalength(size_of_val(buffer) as u32));
@@ -928,7 +979,7 @@ impl<'d> Sdmmc<'d> {
         assert!(self.ker_clk.0 > 3 * sdmmc_bus_bandwidth / 32);
 
         // CPSMACT and DPSMACT must be 0 to set CLKDIV or WIDBUS
-        self.wait_idle();
+        self.wait_idle()?;
         regs.clkcr().modify(|w| {
             w.set_clkdiv(clkdiv);
             #[cfg(sdmmc_v1)]
@@ -997,13 +1048,55 @@ impl<'d> Sdmmc<'d> {
     }
 
     /// Send command to card
-    #[allow(unused_variables)]
+    ///
+    /// llv patch: spins for at most [`SPIN_LIMIT_US`] on the command path
+    /// state machine and the response (`Error::Timeout` then); the hardware
+    /// ends a command after 64 SDMMC_CK periods without a response anyway.
     fn cmd<R: TypedResp>(&self, cmd: Cmd<R>, check_crc: bool, data: bool) -> Result<CommandResponse<R>, Error> {
+        self.cmd_start(&cmd, data)?;
+        let mut status = None;
+        spin_until(|| {
+            status = self.cmd_done(&cmd);
+            status.is_some()
+        })?;
+        self.cmd_response(&cmd, check_crc, status)
+    }
+
+    /// llv patch: [`Self::cmd`] that yields to the executor while the
+    /// command is on the wire (hundreds of microseconds at the 400 kHz of
+    /// a card's identification) instead of spinning, for at most
+    /// [`SPIN_LIMIT_US`].
+    async fn cmd_yielding<R: TypedResp>(
+        &self,
+        cmd: Cmd<R>,
+        check_crc: bool,
+        data: bool,
+    ) -> Result<CommandResponse<R>, Error> {
+        let mut bound = Bound::new();
+        while self.cmd_active() {
+            bound.check()?;
+            embassy_futures::yield_now().await;
+        }
+        self.cmd_start(&cmd, data)?;
+        let status = loop {
+            if let Some(status) = self.cmd_done(&cmd) {
+                break Some(status);
+            }
+            bound.check()?;
+            embassy_futures::yield_now().await;
+        };
+        self.cmd_response(&cmd, check_crc, status)
+    }
+
+    /// llv patch: the first part of [`Self::cmd`]: waits (bounded) for the
+    /// command path to be idle and starts `cmd`.
+    #[allow(unused_variables)]
+    fn cmd_start<R: TypedResp>(&self, cmd: &Cmd<R>, data: bool) -> Result<(), Error> {
         let regs = self.info.regs;
 
         self.clear_interrupt_flags();
         // CP state machine must be idle
-        while self.cmd_active() {}
+        spin_until(|| !self.cmd_active())?;
 
         // Command arg
         regs.argr().write(|w| w.set_cmdarg(cmd.arg));
@@ -1024,22 +1117,34 @@ impl<'d> Sdmmc<'d> {
                 w.set_cmdtrans(data);
             }
         });
+        Ok(())
+    }
 
-        let mut status;
-        if cmd.response_len() == ResponseLen::Zero {
-            // Wait for CMDSENT or a timeout
-            while {
-                status = regs.star().read();
-                !(status.ctimeout() || status.cmdsent())
-            } {}
+    /// llv patch: the status once the command started by
+    /// [`Self::cmd_start`] is over (sent, answered or timed out), else `None`.
+    fn cmd_done<R: TypedResp>(&self, cmd: &Cmd<R>) -> Option<crate::pac::sdmmc::regs::Star> {
+        let status = self.info.regs.star().read();
+        let done = if cmd.response_len() == ResponseLen::Zero {
+            // CMDSENT or a timeout
+            status.ctimeout() || status.cmdsent()
         } else {
-            // Wait for CMDREND or CCRCFAIL or a timeout
-            while {
-                status = regs.star().read();
-                !(status.ctimeout() || status.cmdrend() || status.ccrcfail())
-            } {}
-        }
+            // CMDREND or CCRCFAIL or a timeout
+            status.ctimeout() || status.cmdrend() || status.ccrcfail()
+        };
+        done.then_some(status)
+    }
 
+    /// llv patch: the last part of [`Self::cmd`]: the response of the
+    /// command that ended with `status`.
+    fn cmd_response<R: TypedResp>(
+        &self,
+        cmd: &Cmd<R>,
+        check_crc: bool,
+        status: Option<crate::pac::sdmmc::regs::Star>,
+    ) -> Result<CommandResponse<R>, Error> {
+        let Some(status) = status else {
+            return Err(Error::Timeout);
+        };
         if status.ctimeout() {
             trace!("ctimeout: {}", cmd.cmd);
 
@@ -1070,8 +1175,9 @@ impl<'d> Sdmmc<'d> {
         if self.data_active() {
             self.clear_interrupt_flags();
             // Send abort
-            // CP state machine must be idle
-            while self.cmd_active() {}
+            // CP state machine must be idle (llv patch: bounded; given up
+            // after SPIN_LIMIT_US, as the wait for the abort below)
+            let _ = spin_until(|| !self.cmd_active());
 
             // Command arg
             regs.argr().write(|w| w.set_cmdarg(0));
@@ -1091,7 +1197,7 @@ impl<'d> Sdmmc<'d> {
             });
 
             // Wait for the abort
-            while self.data_active() {}
+            let _ = spin_until(|| !self.data_active());
         }
         regs.maskr().write(|_| ()); // disable irqs
         self.clear_interrupt_flags();

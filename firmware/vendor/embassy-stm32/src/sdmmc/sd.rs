@@ -168,7 +168,11 @@ impl<'a, 'b> StorageDevice<'a, 'b, Card> {
         self.sdmmc.init_idle()?;
 
         // Check if cards supports CMD8 (with pattern)
-        let cic: CIC = self.sdmmc.cmd(sd_cmd::send_if_cond(1, 0xAA), true, false)?.into();
+        let cic: CIC = self
+            .sdmmc
+            .cmd_yielding(sd_cmd::send_if_cond(1, 0xAA), true, false)
+            .await?
+            .into();
 
         if cic.pattern() != 0xAA {
             return Err(Error::UnsupportedCardVersion);
@@ -188,7 +192,7 @@ impl<'a, 'b> StorageDevice<'a, 'b, Card> {
         let mut tries: u32 = 0;
         let ocr = loop {
             // Signal that next command is a app command
-            self.sdmmc.cmd(common_cmd::app_cmd(0), true, false)?; // CMD55
+            self.sdmmc.cmd_yielding(common_cmd::app_cmd(0), true, false).await?; // CMD55
 
             // 3.2-3.3V
             let voltage_window = 1 << 5;
@@ -196,7 +200,8 @@ impl<'a, 'b> StorageDevice<'a, 'b, Card> {
 
             let ocr: OCR<SD> = self
                 .sdmmc
-                .cmd(sd_cmd::sd_send_op_cond(true, false, true, voltage_window), false, false)?
+                .cmd_yielding(sd_cmd::sd_send_op_cond(true, false, true, voltage_window), false, false)
+                .await?
                 .into();
 
             if !ocr.is_busy() {
@@ -230,11 +235,28 @@ impl<'a, 'b> StorageDevice<'a, 'b, Card> {
         }
         self.info.ocr = ocr;
 
-        self.info.cid = self.sdmmc.get_cid()?.into();
-        let rca: RCA<SD> = self.sdmmc.cmd(sd_cmd::send_relative_address(), true, false)?.into();
+        // llv patch: every command of the identification yields while on
+        // the wire (Sdmmc::cmd_yielding), as get_cid, get_csd and
+        // select_card would not.
+        self.info.cid = self
+            .sdmmc
+            .cmd_yielding(common_cmd::all_send_cid(), true, false)
+            .await?
+            .into(); // CMD2
+        let rca: RCA<SD> = self
+            .sdmmc
+            .cmd_yielding(sd_cmd::send_relative_address(), true, false)
+            .await?
+            .into();
         self.info.rca = rca.address();
-        self.info.csd = self.sdmmc.get_csd(self.info.get_address())?.into();
-        self.sdmmc.select_card(Some(self.info.get_address()))?;
+        self.info.csd = self
+            .sdmmc
+            .cmd_yielding(common_cmd::send_csd(self.info.get_address()), true, false)
+            .await?
+            .into(); // CMD9
+        self.sdmmc
+            .cmd_yielding(common_cmd::select_card(self.info.get_address()), true, false)
+            .await?; // CMD7
         self.info.scr = self.get_scr(cmd_block).await?;
 
         // Select bus width based on Sdmmc configuration and card capability
@@ -244,8 +266,10 @@ impl<'a, 'b> StorageDevice<'a, 'b, Card> {
             _ => (BusWidth::One, 0),
         };
 
-        self.sdmmc.cmd(common_cmd::app_cmd(self.info.rca), true, false)?;
-        self.sdmmc.cmd(sd_cmd::cmd6(acmd_arg), true, false)?;
+        self.sdmmc
+            .cmd_yielding(common_cmd::app_cmd(self.info.rca), true, false)
+            .await?;
+        self.sdmmc.cmd_yielding(sd_cmd::cmd6(acmd_arg), true, false).await?;
 
         self.sdmmc.clkcr_set_clkdiv(freq.clamp(mhz(0), mhz(25)), bus_width)?;
 
@@ -332,15 +356,19 @@ impl<'a, 'b> StorageDevice<'a, 'b, Card> {
     /// SD only.
     async fn get_scr(&self, cmd_block: &mut CmdBlock) -> Result<SCR, Error> {
         // Read the 64-bit SCR register
-        self.sdmmc.cmd(common_cmd::set_block_length(8), true, false)?; // CMD16
-        self.sdmmc.cmd(common_cmd::app_cmd(self.info.rca), true, false)?;
+        self.sdmmc
+            .cmd_yielding(common_cmd::set_block_length(8), true, false)
+            .await?; // CMD16
+        self.sdmmc
+            .cmd_yielding(common_cmd::app_cmd(self.info.rca), true, false)
+            .await?;
 
         let scr = &mut cmd_block.0[..2];
 
         let transfer = self
             .sdmmc
             .prepare_datapath_read(aligned_mut(scr), DatapathMode::Block(BlockSize::Size8));
-        self.sdmmc.cmd(sd_cmd::send_scr(), true, true)?;
+        self.sdmmc.cmd_yielding(sd_cmd::send_scr(), true, true).await?;
 
         self.sdmmc.complete_datapath_transfer(transfer, true).await?;
 
@@ -355,13 +383,14 @@ impl<'a, 'b> StorageDevice<'a, 'b, Card> {
         let buffer = &mut aligned_mut(&mut cmd_block.0)[..64];
 
         self.sdmmc
-            .cmd(common_cmd::set_block_length(size_of_val(buffer) as u32), true, false)?; // CMD16
-        self.sdmmc.cmd(common_cmd::app_cmd(rca), true, false)?; // APP
+            .cmd_yielding(common_cmd::set_block_length(size_of_val(buffer) as u32), true, false)
+            .await?; // CMD16
+        self.sdmmc.cmd_yielding(common_cmd::app_cmd(rca), true, false).await?; // APP
 
         let mode = DatapathMode::Block(block_size(size_of_val(buffer)));
         let transfer = self.sdmmc.prepare_datapath_read(buffer, mode);
 
-        self.sdmmc.cmd(sd_cmd::sd_status(), true, true)?;
+        self.sdmmc.cmd_yielding(sd_cmd::sd_status(), true, true).await?;
         self.sdmmc.complete_datapath_transfer(transfer, true).await?;
 
         for word in cmd_block.iter_mut() {
@@ -580,18 +609,7 @@ impl<'a, 'b, A: Addressable> StorageDevice<'a, 'b, A> {
 
         self.sdmmc.complete_datapath_transfer(transfer, true).await?;
 
-        // TODO: Make this configurable
-        let mut timeout: u32 = 0x00FF_FFFF;
-
-        while timeout > 0 {
-            let status: CardStatus<A::Ext> = self.sdmmc.read_status(self.info.get_address())?.into();
-            if status.ready_for_data() {
-                return Ok(());
-            }
-            timeout -= 1;
-        }
-
-        Err(Error::SoftwareTimeout)
+        self.wait_programmed().await
     }
 
     /// Write multiple data blocks.
@@ -631,17 +649,38 @@ impl<'a, 'b, A: Addressable> StorageDevice<'a, 'b, A> {
         self.sdmmc.cmd(common_cmd::stop_transmission(), true, false)?; // CMD12
         self.sdmmc.clear_interrupt_flags();
 
-        // TODO: Make this configurable
-        let mut timeout: u32 = 0x00FF_FFFF;
+        self.wait_programmed().await
+    }
 
-        while timeout > 0 {
+    /// llv patch: waits for the card to leave the programming of a write
+    /// (CMD13 until READY_FOR_DATA), yielding between looks, for at most
+    /// 500 ms (the SD specification's write timeout for SDXC; 250 ms for
+    /// SDSC and SDHC): `Error::SoftwareTimeout` then. Upstream looks up to
+    /// 0xFF_FFFF times without a yield, which holds the executor through
+    /// every write's programming.
+    async fn wait_programmed(&mut self) -> Result<(), Error> {
+        #[cfg(feature = "time")]
+        let deadline = embassy_time::Instant::now() + embassy_time::Duration::from_millis(500);
+        #[cfg(not(feature = "time"))]
+        let mut timeout: u32 = 0x00FF_FFFF;
+        loop {
             let status: CardStatus<A::Ext> = self.sdmmc.read_status(self.info.get_address())?.into();
             if status.ready_for_data() {
                 return Ok(());
             }
-            timeout -= 1;
+            #[cfg(feature = "time")]
+            if embassy_time::Instant::now() >= deadline {
+                return Err(Error::SoftwareTimeout);
+            }
+            #[cfg(not(feature = "time"))]
+            {
+                timeout -= 1;
+                if timeout == 0 {
+                    return Err(Error::SoftwareTimeout);
+                }
+            }
+            embassy_futures::yield_now().await;
         }
-        Err(Error::SoftwareTimeout)
     }
 }
 
