@@ -13,7 +13,7 @@ use llv_core::control::{
 use llv_core::settings::Target;
 
 use crate::address::{resolve, resolve_box};
-use crate::args::{CONTROL_PORT, LIVE_LINK_PORT};
+use crate::args::{CONTROL_PORT, LIVE_LINK_PORT, TOKEN_ENV};
 
 /// How long to wait for the box to accept a connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -87,7 +87,10 @@ impl BoxClient {
             Response::Error {
                 code: ErrorCode::Unauthorized,
                 detail,
-            } => bail!("the box at {addr} refused the connection: {detail} (see --token)"),
+            } => bail!(
+                "the box at {addr} refused the connection: {detail} (the token comes from \
+                 --token, --token-file FILE or the environment's {TOKEN_ENV})"
+            ),
             other => bail!("the box at {addr} answered Hello with {other:?}"),
         }
     }

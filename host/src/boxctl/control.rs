@@ -18,6 +18,13 @@ use crate::playback::chasing::describe;
 
 /// Arguments of `llv box`.
 #[derive(Args, Debug)]
+#[command(after_help = "\
+Examples:
+  llv box 192.168.1.50 status
+  llv box stage-left list --json                       # a box by its name (mDNS)
+  llv box 192.168.1.50 play dao --to 192.168.1.20 --loop
+  llv box stage-left stage-right play dao --together   # both start at one instant
+  llv box 192.168.1.50 config autoplay dao            # power on and it performs")]
 #[command(subcommand_precedence_over_arg = true)]
 pub struct BoxArgs {
     /// The box, or several: HOST[:PORT] or its name (NAME or NAME.local,
@@ -38,17 +45,25 @@ pub struct BoxArgs {
 #[derive(Subcommand, Debug)]
 pub enum BoxAction {
     /// Firmware, uptime, address, playback (and its chase) and flash use.
+    #[command(after_help = "\
+Examples:
+  llv box 192.168.1.50 status
+  llv box stage-left stage-right status --json")]
     Status,
     /// The stored takes with their frame count, size and CRC.
+    #[command(after_help = "\
+Examples:
+  llv box 192.168.1.50 list
+  llv box stage-left list --json")]
     List,
     /// Play a stored take (once, or forever with --loop), now, together with
     /// the other boxes given, or following the show's timecode.
-    ///
-    /// Examples:
-    ///   llv box stage-left play dao --loop
-    ///   llv box stage-left stage-right play dao --together   # same instant on both
-    ///   llv box stage-left play dao --chase --offset 01:00:00:00
-    #[command(verbatim_doc_comment)]
+    #[command(after_help = "\
+Examples:
+  llv box stage-left play dao --loop
+  llv box 192.168.1.50 play dao --to 192.168.1.20 --to 192.168.1.21
+  llv box stage-left stage-right play dao --together   # same instant on both
+  llv box stage-left play dao --chase --offset 01:00:00:00")]
     Play {
         /// Take name.
         name: String,
@@ -70,8 +85,15 @@ pub enum BoxAction {
         chase_args: ChaseArgs,
     },
     /// Stop playback.
+    #[command(after_help = "\
+Examples:
+  llv box 192.168.1.50 stop
+  llv box stage-left stage-right stop")]
     Stop,
     /// Delete a stored take.
+    #[command(after_help = "\
+Examples:
+  llv box 192.168.1.50 delete dao")]
     Delete {
         /// Take name.
         name: String,
@@ -85,6 +107,13 @@ pub enum BoxAction {
     /// chase own|HH:MM:SS:FF|off (autoplay follows Art-Net timecode, its first
     /// frame at its own timecode or at this one); chase-stream N;
     /// chase-freewheel SECONDS; chase-hold on|off.
+    #[command(after_help = "\
+Examples:
+  llv box 192.168.1.50 config                                   # show the settings
+  llv box 192.168.1.50 config targets 192.168.1.20,192.168.1.21 autoplay dao
+  llv box 192.168.1.50 config address 192.168.1.50/24,192.168.1.1 name stage-left
+  llv box stage-left config autoplay dao chase own chase-freewheel 10
+  llv box stage-left config token none reply-port 9001")]
     Config {
         /// KEY VALUE pairs.
         #[arg(value_name = "KEY VALUE")]

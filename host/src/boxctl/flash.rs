@@ -17,6 +17,11 @@ use crate::take::Take;
 
 /// Arguments of `llv flash`.
 #[derive(Args, Debug)]
+#[command(after_help = "\
+Examples:
+  llv flash examples/dao.gesichter --box 192.168.1.50     # upload as take \"dao\", with a progress bar
+  llv flash show.gesichter --box stage-left --to card     # to the box's microSD card
+  llv flash take1.gesichter --box 192.168.1.50 --name intro --token-file ~/.config/llv/box-token")]
 pub struct FlashArgs {
     /// The recording (native base64 lines or LLV gzip).
     pub file: PathBuf,

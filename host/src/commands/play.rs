@@ -18,8 +18,18 @@ use crate::recording;
 use crate::stop;
 use crate::take::Take;
 
+const EXAMPLES: &str = "\
+Examples:
+  llv play examples/dao.gesichter                               # to 127.0.0.1:11111
+  llv play take1.gesichter --to 10.0.0.69 --to 10.0.0.70:11112  # every target gets every frame
+  llv play take1.gesichter --fps 59.94                          # a fixed rate, not the take's times
+  llv play take1.gesichter --loop                               # until Ctrl-C (the take before --loop)
+  llv play take1.gesichter --loop 3 --restamp --rename Hero
+  llv play take1.gesichter --chase artnet --offset 01:00:00:00  # follow the show's Art-Net timecode";
+
 /// `llv play FILE`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = EXAMPLES)]
 pub struct Args {
     /// Recording to play (any format llv reads).
     file: PathBuf,
@@ -33,8 +43,7 @@ pub struct Args {
     #[arg(long, value_parser = parse_rate)]
     fps: Option<FrameRate>,
     /// Play the take N times; without N, until Ctrl-C.
-    #[arg(long = "loop", value_name = "N", num_args = 0..=1,
-          value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long = "loop", value_name = "N", num_args = 0..=1, value_parser = parse_loops)]
     repeat: Option<Option<u64>>,
     /// Rewrite frame times so they keep increasing across loops.
     #[arg(long)]
@@ -141,6 +150,19 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 /// `--chase artnet[:PORT]`: the port.
+/// `--loop N`: a count of at least 1; a word that is no number is most
+/// likely the take, written after `--loop`.
+fn parse_loops(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(0) => Err("play at least once: give 1 or more".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "--loop takes an optional count; to loop {text:?} until Ctrl-C, \
+             write the take first: llv play {text} --loop"
+        )),
+    }
+}
+
 fn parse_chase(text: &str) -> Result<u16, String> {
     match text.split_once(':') {
         None if text == "artnet" => Ok(llv_core::artnet::PORT),

@@ -65,6 +65,11 @@ type Keeper = DoorKeeper<CriticalSectionRawMutex, SLOTS>;
 
 /// Arguments of `llv serve`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Examples:
+  llv serve ~/show/takes                                  # the folder as a box: control 11113, OSC 11114, mDNS
+  llv serve ~/show/takes --name stage-left --port 0 --osc-port 0 --json   # free ports, printed as JSON
+  llv serve ~/show/takes --bind 127.0.0.1 --no-discovery")]
 pub struct ServeArgs {
     /// The folder of recordings to serve as takes (uploads land here).
     pub dir: PathBuf,
