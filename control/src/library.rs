@@ -100,9 +100,9 @@ pub trait TakeLibrary {
     /// Stores `settings` (already checked by the session).
     async fn save_settings(&mut self, settings: &Settings) -> Result<(), Refusal>;
     /// Bytes holding takes.
-    fn used_bytes(&self) -> u32;
-    /// Bytes free for takes.
-    fn free_bytes(&self) -> u32;
+    fn used_bytes(&self) -> u64;
+    /// Bytes free for takes (a folder's: its file system's free space).
+    fn free_bytes(&self) -> u64;
     /// What is wrong with the library, for `Status`, most important first.
     fn faults(&self) -> Vec<Fault, 2>;
     /// How the card stands, for a library with a card slot.

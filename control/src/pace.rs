@@ -208,11 +208,11 @@ impl<L: TakeLibrary> TakeLibrary for Paced<L> {
         Ok(())
     }
 
-    fn used_bytes(&self) -> u32 {
+    fn used_bytes(&self) -> u64 {
         self.inner.used_bytes()
     }
 
-    fn free_bytes(&self) -> u32 {
+    fn free_bytes(&self) -> u64 {
         self.inner.free_bytes()
     }
 

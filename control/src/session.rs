@@ -44,8 +44,12 @@ pub trait Playback<T> {
     fn last(&self) -> Option<Played>;
     /// The box's monotonic clock: µs since power-up.
     fn clock_us(&self) -> u64;
-    /// The box's IPv4 address, once it has one.
+    /// The box's IPv4 address, once it has one (`llv serve`: the one it
+    /// listens on, 0.0.0.0 for every interface).
     fn address(&self) -> Option<[u8; 4]>;
+    /// The OSC port it serves on now (UDP and TCP), which a changed
+    /// `osc-port` setting replaces only from the next power-up.
+    fn osc_port(&self) -> u16;
     /// Faults of the box outside the library (watchdog reset, factory reset, ...).
     fn faults(&self) -> Vec<Fault, MAX_FAULTS>;
     /// Whether the player's read-ahead is short: an erase (which holds the
@@ -293,6 +297,7 @@ impl Session {
                     card: library.card(),
                     wear: library.wear(),
                     last: device.last(),
+                    osc_port: device.osc_port(),
                 }))
             }
             Request::List => Ok(Step::Wait(Pending::List {

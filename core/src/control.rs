@@ -354,10 +354,11 @@ pub struct Status {
     pub address: Option<[u8; 4]>,
     /// The take being played, if any.
     pub playing: Option<Playing>,
-    /// Flash bytes holding takes.
-    pub used_bytes: u32,
-    /// Flash bytes free for takes.
-    pub free_bytes: u32,
+    /// Flash bytes holding takes (`llv serve`: its folder's takes). A u64
+    /// since protocol 6, the same bytes on the wire as a u32 below 4 GiB.
+    pub used_bytes: u64,
+    /// Flash bytes free for takes (`llv serve`: its folder's file system's).
+    pub free_bytes: u64,
     /// What is wrong, if anything, and how to recover.
     pub faults: Vec<Fault, MAX_FAULTS>,
     /// The card, when the box has a slot for one.
@@ -366,6 +367,9 @@ pub struct Status {
     pub wear: Wear,
     /// How the last playback went, while none plays (protocol 6).
     pub last: Option<Played>,
+    /// The OSC port it serves on now, UDP and TCP (protocol 6): the
+    /// settings' `osc-port` from the next power-up, `llv serve --osc-port`.
+    pub osc_port: u16,
 }
 
 /// How the card stands.

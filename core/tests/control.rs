@@ -200,8 +200,8 @@ fn every_response_round_trips_within_max_frame() {
                     bad_packets: u32::MAX,
                 }),
             }),
-            used_bytes: u32::MAX,
-            free_bytes: u32::MAX,
+            used_bytes: u64::MAX,
+            free_bytes: u64::MAX,
             faults: (0..MAX_FAULTS)
                 .map(|_| Fault {
                     code: FaultCode::ClockFallback,
@@ -231,6 +231,7 @@ fn every_response_round_trips_within_max_frame() {
                 dropped: u32::MAX,
                 ended: Ended::Failed,
             }),
+            osc_port: u16::MAX,
         }),
         Response::Takes(TakePage {
             start: u32::MAX,
@@ -539,6 +540,7 @@ fn every_response_has_its_documented_bytes() {
             take_erases: 200,
         },
         last: None,
+        osc_port: 11114,
     };
     let page = TakePage {
         start: 16,
@@ -564,6 +566,7 @@ fn every_response_has_its_documented_bytes() {
             dropped: 0,
             ended: Ended::Stopped,
         }),
+        osc_port: 9000,
     };
     let golden: [(Response, &[u8]); 9] = [
         (
@@ -600,6 +603,7 @@ fn every_response_has_its_documented_bytes() {
                 0x01, // wear: 3 writes, 4000 unchanged, 2 coalesced, pending
                 0x01, 0xc8, 0x01, // 1 settings erase, 200 take erases
                 0x00, // last: none (protocol 6)
+                0xea, 0x56, // osc_port 11114 (protocol 6)
             ],
         ),
         (
@@ -614,6 +618,7 @@ fn every_response_has_its_documented_bytes() {
                 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // wear: nothing written or erased
                 0x01, 0x03, b'd', b'a', b'o', // last: take
                 0xb4, 0x01, 0x02, 0x00, 0x01, // 180 frames, 2 late, 0 dropped, Stopped
+                0xa8, 0x46, // osc_port 9000
             ],
         ),
         (

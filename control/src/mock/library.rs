@@ -258,12 +258,12 @@ impl TakeLibrary for MemoryLibrary {
         Ok(())
     }
 
-    fn used_bytes(&self) -> u32 {
-        self.used()
+    fn used_bytes(&self) -> u64 {
+        self.used().into()
     }
 
-    fn free_bytes(&self) -> u32 {
-        self.capacity.saturating_sub(self.used())
+    fn free_bytes(&self) -> u64 {
+        self.capacity.saturating_sub(self.used()).into()
     }
 
     fn faults(&self) -> Bounded<Fault, 2> {

@@ -9,7 +9,7 @@
 
 use core::cell::RefCell;
 use core::net::Ipv4Addr;
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicU16, Ordering};
 
 use crate::library::BoxTake;
 use embassy_futures::select::{select, Either};
@@ -66,6 +66,8 @@ pub struct BoxState {
     subject: SubjectCell,
     read_ahead: ReadAheadGauge,
     address: Shared<Option<[u8; 4]>>,
+    /// The OSC port served since power-up.
+    osc_port: AtomicU16,
     faults: Shared<Vec<Fault, MAX_FAULTS>>,
     /// The box's name as the settings give it.
     name: Shared<Option<String<BOX_NAME_LEN>>>,
@@ -84,10 +86,16 @@ impl BoxState {
             subject: BlockingMutex::new(RefCell::new(None)),
             read_ahead: ReadAheadGauge::new(),
             address: BlockingMutex::new(RefCell::new(None)),
+            osc_port: AtomicU16::new(0),
             faults: BlockingMutex::new(RefCell::new(Vec::new())),
             name: BlockingMutex::new(RefCell::new(None)),
             timecode: ChaseFeed::new(),
         }
+    }
+
+    /// Sets the OSC port `Status` reports (bound at power-up).
+    pub fn set_osc_port(&self, port: u16) {
+        self.osc_port.store(port, Ordering::Relaxed);
     }
 
     /// Sets the faults `Status` reports (found at power-up).
@@ -226,6 +234,10 @@ impl Playback<BoxTake> for BoxDevice<'_> {
 
     fn address(&self) -> Option<[u8; 4]> {
         self.state.address()
+    }
+
+    fn osc_port(&self) -> u16 {
+        self.state.osc_port.load(Ordering::Relaxed)
     }
 
     fn faults(&self) -> Vec<Fault, MAX_FAULTS> {

@@ -218,11 +218,21 @@ fn act(client: &mut BoxClient, action: &BoxAction, json: bool) -> Result<()> {
                 }
             }
             let (settings, token_set) = settings(client)?;
+            let Response::Status(status) = client.call(&Request::Status)? else {
+                bail!("the box answered Status with something else");
+            };
             if json {
-                let out = json!({ "settings": settings, "token_set": token_set });
+                let out = json!({
+                    "settings": settings,
+                    "token_set": token_set,
+                    "in_use": {
+                        "address": status.address.map(Ipv4Addr::from),
+                        "osc_port": status.osc_port,
+                    },
+                });
                 crate::outln!("{}", serde_json::to_string(&out)?);
             } else {
-                print_settings(&settings, token_set);
+                print_settings(&settings, token_set, &status);
             }
         }
     }
@@ -352,6 +362,38 @@ fn parse_changes(
     Ok(changes)
 }
 
+/// Whether the status is `llv serve`'s (a folder, its own ports) rather than a box's.
+fn is_serve(s: &Status) -> bool {
+    s.firmware.starts_with("llv-serve")
+}
+
+/// The address in use, as words.
+fn in_use_address(s: &Status) -> String {
+    match s.address {
+        Some([0, 0, 0, 0]) => "every interface of this host (0.0.0.0)".into(),
+        Some(ip) => Ipv4Addr::from(ip).to_string(),
+        None => "none yet".into(),
+    }
+}
+
+/// A byte count as people read it: `36154 bytes (35.3 KiB)`.
+fn bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    let mut value = n as f64;
+    let mut unit = None;
+    for u in UNITS {
+        if value < 1024.0 {
+            break;
+        }
+        value /= 1024.0;
+        unit = Some(u);
+    }
+    match unit {
+        Some(u) => format!("{n} bytes ({value:.1} {u})"),
+        None => format!("{n} bytes"),
+    }
+}
+
 fn print_status(client: &BoxClient, s: &Status) {
     let secs = s.uptime_ms / 1000;
     crate::outln!(
@@ -362,10 +404,8 @@ fn print_status(client: &BoxClient, s: &Status) {
         secs / 60 % 60,
         secs % 60
     );
-    match s.address {
-        Some(ip) => crate::outln!("address  {}", Ipv4Addr::from(ip)),
-        None => crate::outln!("address  none yet"),
-    }
+    crate::outln!("address  {}", in_use_address(s));
+    crate::outln!("osc      port {} (UDP and TCP)", s.osc_port);
     match &s.playing {
         Some(p) if p.sending() => {
             crate::outln!(
@@ -426,9 +466,10 @@ fn print_status(client: &BoxClient, s: &Status) {
         }
     }
     crate::outln!(
-        "flash    {} bytes used, {} free",
-        s.used_bytes,
-        s.free_bytes
+        "{}    {} used, {} free",
+        if is_serve(s) { "folder" } else { "flash " },
+        bytes(s.used_bytes),
+        bytes(s.free_bytes)
     );
     let w = &s.wear;
     crate::outln!(
@@ -492,7 +533,10 @@ fn print_list(takes: &[TakeInfo]) {
     }
 }
 
-fn print_settings(s: &Settings, token_set: bool) {
+/// The settings, and beside them what is in use now where that differs
+/// (`llv serve` listens where its command line says; a changed address or
+/// OSC port applies from the next power-up).
+fn print_settings(s: &Settings, token_set: bool, now: &Status) {
     let targets: Vec<String> = s.targets.iter().map(Target::to_string).collect();
     crate::outln!(
         "targets   {}",
@@ -523,14 +567,34 @@ fn print_settings(s: &Settings, token_set: bool) {
         }
         None => crate::outln!("address   dhcp"),
     }
+    if is_serve(now) {
+        crate::outln!(
+            "          (llv serve keeps no address of its own: it listens on {})",
+            in_use_address(now)
+        );
+    } else if s.address.is_none_or(|a| now.address != Some(a.ip)) {
+        crate::outln!("          (in use now: {})", in_use_address(now));
+    }
     crate::outln!("token     {}", if token_set { "set" } else { "none" });
     match &s.name {
         Some(name) => crate::outln!("name      {}", printable(name)),
         None => crate::outln!("name      the board's default"),
     }
+    let osc_port = s.osc_port.unwrap_or(OSC_PORT);
     match s.osc_port {
         Some(p) => crate::outln!("osc-port  {p} (UDP and TCP)"),
         None => crate::outln!("osc-port  {OSC_PORT} (UDP and TCP, the default)"),
+    }
+    if now.osc_port != osc_port {
+        crate::outln!(
+            "          (in use now: {}; {})",
+            now.osc_port,
+            if is_serve(now) {
+                "llv serve --osc-port says"
+            } else {
+                "the setting applies from the next power-up"
+            }
+        );
     }
     match s.reply_port {
         Some(p) => crate::outln!("reply-port {p} (replies also go there)"),

@@ -358,14 +358,13 @@ impl TakeLibrary for Folder {
         Ok(())
     }
 
-    fn used_bytes(&self) -> u32 {
-        let sum: u64 = self.takes.values().map(|t| t.len).sum();
-        u32::try_from(sum).unwrap_or(u32::MAX)
+    fn used_bytes(&self) -> u64 {
+        self.takes.values().map(|t| t.len).sum()
     }
 
-    fn free_bytes(&self) -> u32 {
-        // A folder has no fixed size: as much as the protocol can say.
-        u32::MAX
+    fn free_bytes(&self) -> u64 {
+        // What an unprivileged writer may still use on the folder's file system.
+        rustix::fs::statvfs(&self.dir).map_or(0, |s| s.f_bavail.saturating_mul(s.f_frsize))
     }
 
     fn card(&self) -> Option<CardStatus> {

@@ -232,12 +232,12 @@ impl<F: NorFlash, D: CardDriver> TakeLibrary for BoxLibrary<F, D> {
         saved.map_err(store_error)
     }
 
-    fn used_bytes(&self) -> u32 {
-        self.store.used_bytes()
+    fn used_bytes(&self) -> u64 {
+        self.store.used_bytes().into()
     }
 
-    fn free_bytes(&self) -> u32 {
-        self.store.free_bytes()
+    fn free_bytes(&self) -> u64 {
+        self.store.free_bytes().into()
     }
 
     fn faults(&self) -> Vec<Fault, 2> {
