@@ -23,7 +23,7 @@
 
 use embassy_time::{Duration, Instant};
 use heapless::Vec;
-use llv_core::control::{CardStatus, Fault, Place, TakePage, Wear};
+use llv_core::control::{CardStatus, Fault, Place, TakePage, TakeRef, Wear};
 use llv_core::settings::Settings;
 use llv_core::take::TakeHeader;
 
@@ -122,8 +122,8 @@ impl<L: TakeLibrary> TakeLibrary for Paced<L> {
         self.inner.list_page(start).await
     }
 
-    async fn open(&mut self, name: &str) -> Result<L::Take, Refusal> {
-        self.inner.open(name).await
+    async fn open(&mut self, take: TakeRef<'_>) -> Result<(L::Take, Place), Refusal> {
+        self.inner.open(take).await
     }
 
     async fn begin_upload(
@@ -170,8 +170,8 @@ impl<L: TakeLibrary> TakeLibrary for Paced<L> {
         self.inner.abort_upload(id);
     }
 
-    async fn delete(&mut self, name: &str) -> Result<(), Refusal> {
-        self.inner.delete(name).await
+    async fn delete(&mut self, take: TakeRef<'_>) -> Result<Place, Refusal> {
+        self.inner.delete(take).await
     }
 
     /// The settings in force: the held ones, else the written ones.

@@ -18,7 +18,7 @@
 use heapless::{String, Vec};
 use llv_core::control::{
     bounded, decode, encode, ErrorCode, Fault, Place, Played, Playing, Request, Response, Start,
-    Status, MAX_FAULTS, MAX_FRAME, MAX_RESPONSE, MAX_TAKES, PREFIX_LEN, PROTOCOL_VERSION,
+    Status, TakeRef, MAX_FAULTS, MAX_FRAME, MAX_RESPONSE, MAX_TAKES, PREFIX_LEN, PROTOCOL_VERSION,
 };
 use llv_core::settings::{Sender, Settings, Target, MAX_TARGETS, TOKEN_LEN};
 use subtle::ConstantTimeEq;
@@ -417,19 +417,22 @@ impl Session {
                 targets,
                 loop_count,
                 start,
-            } => library.open(name).await.and_then(|take| {
-                if take.header().plays_too_fast() {
-                    return Err(Refusal::fmt(
-                        ErrorCode::Invalid,
-                        format_args!(
-                            "take \"{name}\" loops faster than {} fps",
-                            llv_core::take::MAX_FPS
-                        ),
-                    ));
-                }
-                device.play(take, &targets, loop_count, start);
-                Ok(())
-            }),
+            } => library
+                .open(TakeRef::parse(name))
+                .await
+                .and_then(|(take, _)| {
+                    if take.header().plays_too_fast() {
+                        return Err(Refusal::fmt(
+                            ErrorCode::Invalid,
+                            format_args!(
+                                "take \"{name}\" loops faster than {} fps",
+                                llv_core::take::MAX_FPS
+                            ),
+                        ));
+                    }
+                    device.play(take, &targets, loop_count, start);
+                    Ok(())
+                }),
             pending => self.finish_write(pending, library, device).await,
         };
         match done {
@@ -479,10 +482,11 @@ impl Session {
                 })
             }
             Pending::Delete { name } => {
-                if device.playing().is_some_and(|p| p.take == *name) {
+                let take = TakeRef::parse(name);
+                if device.playing().is_some_and(|p| p.take == take.name) {
                     device.stop();
                 }
-                library.delete(name).await
+                library.delete(take).await.map(|_| ())
             }
             Pending::Save(settings) => library.save_settings(settings).await.map(|()| {
                 // This connection proved the old token and chose the new one.

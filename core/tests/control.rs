@@ -748,3 +748,30 @@ fn the_documents_examples_are_what_the_codec_writes() {
     assert_eq!(&box_name[3..], b"stage-left");
     assert!(doc.contains("`05 01 0a` and the ten bytes of the name"));
 }
+
+#[test]
+fn a_take_is_named_with_or_without_its_place() {
+    let dao = TakeRef::parse("dao");
+    assert_eq!((dao.name, dao.place), ("dao", None));
+    let card = TakeRef::parse("card:dao");
+    assert_eq!((card.name, card.place), ("dao", Some(Place::Card)));
+    let flash = TakeRef::parse("flash:dao");
+    assert_eq!((flash.name, flash.place), ("dao", Some(Place::Internal)));
+    // Only the two places qualify; another colon is part of the name.
+    assert_eq!(TakeRef::parse("act:1").name, "act:1");
+    assert_eq!(TakeRef::parse("card:x:y").name, "x:y");
+    assert_eq!(card.to_string(), "card:dao");
+    assert_eq!(dao.to_string(), "dao");
+    // Both places hold one: played from the flash, a delete must choose.
+    assert_eq!(dao.which(true, true, false), Which::At(Place::Internal));
+    assert_eq!(dao.which(true, true, true), Which::Both);
+    assert_eq!(card.which(true, true, true), Which::At(Place::Card));
+    assert_eq!(flash.which(true, true, true), Which::At(Place::Internal));
+    // One place holds it: an unqualified name finds it there.
+    assert_eq!(dao.which(false, true, true), Which::At(Place::Card));
+    assert_eq!(dao.which(true, false, true), Which::At(Place::Internal));
+    // The place named does not hold it.
+    assert_eq!(card.which(true, false, false), Which::Missing);
+    assert_eq!(flash.which(false, true, false), Which::Missing);
+    assert_eq!(dao.which(false, false, false), Which::Missing);
+}

@@ -23,7 +23,7 @@ use heapless::Vec;
 use llv_card::CardDriver;
 use llv_control::Playback;
 use llv_control::{Take, TakeLibrary};
-use llv_core::control::{Ended, Fault, FaultCode, Played, Playing, Start, MAX_FAULTS};
+use llv_core::control::{Ended, Fault, FaultCode, Played, Playing, Start, TakeRef, MAX_FAULTS};
 use llv_core::settings::{Loops, Sender, Settings, Target, BOX_NAME_LEN, MAX_TARGETS};
 
 use crate::chase_feed::ChaseFeed;
@@ -376,8 +376,8 @@ pub async fn autoplay<F: NorFlash, D: CardDriver>(
         Some(spec) => Start::Chase(spec),
         None => Start::Now,
     };
-    match store.open(&auto.take).await {
-        Ok(reader) => {
+    match store.open(TakeRef::parse(&auto.take)).await {
+        Ok((reader, _)) => {
             info!("autoplay {=str}", auto.take.as_str());
             state.request_play(reader, &settings.targets, auto.loop_count, start);
         }

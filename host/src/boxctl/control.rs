@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::{bail, ensure, Result};
 use clap::{Args, Subcommand};
 use heapless::Vec as BoundedVec;
-use llv_core::control::{Request, Response, Start, Status, TakeInfo};
+use llv_core::control::{Place, Request, Response, Start, Status, TakeInfo, TakeRef, Which};
 use llv_core::settings::{Setting, Settings, Target, MAX_CHANGES, MAX_TARGETS, OSC_PORT};
 use serde_json::json;
 
@@ -65,7 +65,7 @@ Examples:
   llv box stage-left stage-right play dao --together   # same instant on both
   llv box stage-left play dao --chase --offset 01:00:00:00")]
     Play {
-        /// Take name.
+        /// Take name: NAME (the flash's copy first), flash:NAME or card:NAME.
         name: String,
         /// Where to send frames, HOST[:PORT] (port 11111 by default); repeatable,
         /// at most 4; none uses the box's configured targets.
@@ -93,9 +93,10 @@ Examples:
     /// Delete a stored take.
     #[command(after_help = "\
 Examples:
-  llv box 192.168.1.50 delete dao")]
+  llv box 192.168.1.50 delete dao
+  llv box 192.168.1.50 delete card:dao       # the card's, when the flash holds a dao too")]
     Delete {
-        /// Take name.
+        /// Take name: NAME, or flash:NAME / card:NAME when both places hold one.
         name: String,
     },
     /// Show the settings, or change them with KEY VALUE pairs.
@@ -183,7 +184,10 @@ fn act(client: &mut BoxClient, action: &BoxAction, json: bool) -> Result<()> {
             } else {
                 Start::Now
             };
+            let place = where_is(client, name, false)?;
             client.call(&play_request(name, to, *forever, start)?)?;
+            let take = TakeRef::parse(name).name;
+            let from = place.map_or(String::new(), |p| format!(" from the {}", p.as_str()));
             let how = if *chase {
                 format!(
                     ", following Art-Net timecode from {}",
@@ -192,15 +196,18 @@ fn act(client: &mut BoxClient, action: &BoxAction, json: bool) -> Result<()> {
             } else {
                 String::new()
             };
-            done(json, &format!("playing {name}{how}"));
+            done_at(json, &format!("playing {take}{from}{how}"), place);
         }
         BoxAction::Stop => {
             client.call(&Request::Stop)?;
             done(json, "stopped");
         }
         BoxAction::Delete { name } => {
+            let place = where_is(client, name, true)?;
             client.call(&Request::Delete { name })?;
-            done(json, &format!("deleted {name}"));
+            let take = TakeRef::parse(name).name;
+            let from = place.map_or(String::new(), |p| format!(" from the {}", p.as_str()));
+            done_at(json, &format!("deleted {take}{from}"), place);
         }
         BoxAction::Config { pairs } => {
             if !pairs.is_empty() {
@@ -306,6 +313,36 @@ fn play_together(
         );
     }
     Ok(())
+}
+
+/// Where the box acts on the take `name` (`NAME`, `flash:NAME` or
+/// `card:NAME`): its list read through the box's own rule
+/// ([`TakeRef::which`]); `None` when it has no such take (the box then
+/// refuses, naming it).
+fn where_is(client: &mut BoxClient, name: &str, deleting: bool) -> Result<Option<Place>> {
+    let take = TakeRef::parse(name);
+    let takes = client.list_all()?;
+    let on = |place| {
+        takes
+            .iter()
+            .any(|t| t.name.as_str() == take.name && t.place == place)
+    };
+    Ok(
+        match take.which(on(Place::Internal), on(Place::Card), deleting) {
+            Which::At(place) => Some(place),
+            Which::Missing | Which::Both => None,
+        },
+    )
+}
+
+/// [`done`] for a command on one take: its place goes into the JSON too.
+fn done_at(json: bool, what: &str, place: Option<Place>) {
+    if json {
+        let place = place.map(Place::as_str);
+        crate::outln!("{}", json!({ "ok": true, "place": place }));
+    } else {
+        crate::outln!("{what}");
+    }
 }
 
 fn done(json: bool, what: &str) {
