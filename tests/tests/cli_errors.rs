@@ -146,3 +146,40 @@ fn a_plot_is_refused_before_any_work() {
         b"an older plot"
     );
 }
+
+#[test]
+fn a_box_slow_to_answer_is_waited_for_aloud() {
+    use std::io::{Read, Write};
+    use std::time::Duration;
+
+    use llv_core::control::{body_len, encode, ErrorCode, Response, MAX_FRAME, PREFIX_LEN};
+
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    // A box starting up: it answers the Hello after 2 s.
+    let stand_in = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut prefix = [0u8; PREFIX_LEN];
+        stream.read_exact(&mut prefix).unwrap();
+        let mut body = vec![0u8; body_len(prefix)];
+        stream.read_exact(&mut body).unwrap();
+        std::thread::sleep(Duration::from_secs(2));
+        let refusal = Response::Error {
+            code: ErrorCode::Unauthorized,
+            detail: "stand-in box".try_into().unwrap(),
+        };
+        let mut out = [0u8; PREFIX_LEN + MAX_FRAME];
+        let _ = stream.write_all(encode(&refusal, &mut out).unwrap());
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let (_, err) = fails(dir.path(), &["box", &addr, "status"]);
+    stand_in.join().unwrap();
+    assert!(
+        err.starts_with(&format!("waiting for the box at {addr} to answer")),
+        "{err}"
+    );
+    assert!(
+        err.contains("refused the connection: stand-in box"),
+        "{err}"
+    );
+}

@@ -121,6 +121,9 @@ pub fn run(args: &FlashArgs) -> Result<()> {
     Ok(())
 }
 
+/// Chunks sent before the upload's time left is shown.
+const ETA_AFTER_CHUNKS: usize = 8;
+
 fn upload(
     client: &mut BoxClient,
     name: &str,
@@ -134,10 +137,15 @@ fn upload(
         crc32,
         place,
     })?;
-    let bar = ProgressBar::new(image.len() as u64).with_style(
-        ProgressStyle::with_template("{msg} [{bar:40}] {bytes}/{total_bytes} {eta}")?
-            .progress_chars("=> "),
-    );
+    // The first chunks pay for the first flash erase: the time left is
+    // estimated from the chunks after them.
+    let style = |eta: &str| {
+        ProgressStyle::with_template(&format!(
+            "{{msg}} [{{bar:40}}] {{bytes}}/{{total_bytes}} {eta}"
+        ))
+        .map(|s| s.progress_chars("=> "))
+    };
+    let bar = ProgressBar::new(image.len() as u64).with_style(style("(estimating)")?);
     bar.set_message(format!("uploading {name}"));
     for (i, data) in image.chunks(MAX_CHUNK).enumerate() {
         client.call(&Request::UploadChunk {
@@ -145,6 +153,10 @@ fn upload(
             data,
         })?;
         bar.inc(data.len() as u64);
+        if i + 1 == ETA_AFTER_CHUNKS {
+            bar.set_style(style("{eta}")?);
+            bar.reset_eta();
+        }
     }
     bar.set_message(format!("checking {name} on the box"));
     client.call(&Request::UploadCommit)?;

@@ -11,6 +11,7 @@ use llv_core::time::FrameRate;
 
 use crate::address::resolve;
 use crate::args::{parse_rate, ChaseArgs, EditArgs, ReadArgs, LIVE_LINK_PORT};
+use crate::commands::info::Stats;
 use crate::console;
 use crate::playback::artnet::Receiver;
 use crate::playback::{chasing, play, play_chased, Options};
@@ -130,9 +131,9 @@ pub fn run(args: Args) -> Result<()> {
             0.0
         },
         if options.fps.is_none() {
-            ", timed by the take's frame times, gaps kept"
+            timed_by_its_times(&take)
         } else {
-            ""
+            String::new()
         },
         report.max_late.as_secs_f64() * 1e3,
         if report.real_time {
@@ -150,6 +151,24 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 /// `--chase artnet[:PORT]`: the port.
+/// How a take timed by its own frame times plays, in words: its cadence
+/// and the gaps kept, which make the mean rate lower than the cadence.
+fn timed_by_its_times(take: &Take) -> String {
+    let Some(c) = Stats::of(take).cadence() else {
+        return ", timed by the take's frame times".into();
+    };
+    let missing: u64 = c.gaps.iter().map(|g| g.missing).sum();
+    let gaps = match c.gaps.len() {
+        0 => "no gaps".to_string(),
+        1 => format!("its gap of {missing} frames kept"),
+        n => format!("its {n} gaps ({missing} frames missing) kept"),
+    };
+    format!(
+        ", timed by the take's frame times: cadence {:.3} Hz, {gaps}",
+        1.0 / c.interval
+    )
+}
+
 /// `--loop N`: a count of at least 1; a word that is no number is most
 /// likely the take, written after `--loop`.
 fn parse_loops(text: &str) -> Result<u64, String> {
