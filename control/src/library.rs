@@ -15,7 +15,8 @@ use core::fmt::Write;
 
 use heapless::{String, Vec};
 use llv_core::control::{
-    bounded, CardStatus, ErrorCode, Fault, Place, TakeInfo, TakePage, Wear, DETAIL_LEN, PAGE_TAKES,
+    bounded, CardStatus, ErrorCode, Fault, Place, TakeInfo, TakePage, TakeRef, Wear, Which,
+    DETAIL_LEN, PAGE_TAKES,
 };
 use llv_core::settings::Settings;
 use llv_core::take::{TakeError, TakeHeader, UploadError};
@@ -69,8 +70,9 @@ pub trait TakeLibrary {
     /// The stored takes from the `start`th on, as many as a page holds
     /// (none past the end), with how many there are in all.
     async fn list_page(&mut self, start: u32) -> Result<TakePage, Refusal>;
-    /// Opens the take named `name` (`NotFound` naming it if there is none).
-    async fn open(&mut self, name: &str) -> Result<Self::Take, Refusal>;
+    /// Opens the take `take` names ([`TakeRef::which`]: `NotFound` naming
+    /// it if there is none) and says where it was.
+    async fn open(&mut self, take: TakeRef<'_>) -> Result<(Self::Take, Place), Refusal>;
     /// Starts receiving a take image (`docs/take-image.md`) of `total_len`
     /// bytes whose CRC is `crc32` for `place`; returns the upload's id.
     async fn begin_upload(
@@ -93,16 +95,17 @@ pub trait TakeLibrary {
     fn uploading(&self, id: u32) -> bool;
     /// Drops upload `id` if it is in progress.
     fn abort_upload(&mut self, id: u32);
-    /// Deletes the take named `name`.
-    async fn delete(&mut self, name: &str) -> Result<(), Refusal>;
+    /// Deletes the take `take` names ([`TakeRef::which`]: an unqualified
+    /// name in both places is refused, naming both) and says where it was.
+    async fn delete(&mut self, take: TakeRef<'_>) -> Result<Place, Refusal>;
     /// The settings in force.
     fn settings(&self) -> &Settings;
     /// Stores `settings` (already checked by the session).
     async fn save_settings(&mut self, settings: &Settings) -> Result<(), Refusal>;
     /// Bytes holding takes.
-    fn used_bytes(&self) -> u32;
-    /// Bytes free for takes.
-    fn free_bytes(&self) -> u32;
+    fn used_bytes(&self) -> u64;
+    /// Bytes free for takes (a folder's: its file system's free space).
+    fn free_bytes(&self) -> u64;
     /// What is wrong with the library, for `Status`, most important first.
     fn faults(&self) -> Vec<Fault, 2>;
     /// How the card stands, for a library with a card slot.
@@ -151,6 +154,35 @@ pub fn page_of(
 /// The refusal of an upload to a card where there is none.
 pub fn no_card() -> Refusal {
     Refusal::new(ErrorCode::Invalid, "no card here: upload to flash")
+}
+
+/// Where the take `take` names is, from whether one of its name is on the
+/// flash and on the card: the one rule of every library.
+pub fn resolve(
+    take: TakeRef<'_>,
+    on_flash: bool,
+    on_card: bool,
+    deleting: bool,
+) -> Result<Place, Refusal> {
+    match take.which(on_flash, on_card, deleting) {
+        Which::At(place) => Ok(place),
+        Which::Missing => Err(missing(take)),
+        Which::Both => Err(Refusal::fmt(
+            ErrorCode::Invalid,
+            format_args!(
+                "\"{n}\" is on the flash and on the card: name one, flash:{n} or card:{n}",
+                n = take.name
+            ),
+        )),
+    }
+}
+
+/// The refusal of a take that is not where `take` says, naming it as given.
+pub fn missing(take: TakeRef<'_>) -> Refusal {
+    Refusal::fmt(
+        ErrorCode::NotFound,
+        format_args!("no take named \"{take}\""),
+    )
 }
 
 /// The refusal of a take that is not there, naming it.

@@ -69,7 +69,7 @@ pub struct Identity<'a> {
     /// The OSC port (UDP and TCP).
     pub osc_port: u16,
     /// Bytes free for takes.
-    pub free_bytes: u32,
+    pub free_bytes: u64,
     /// The take playing; empty when none.
     pub playing: &'a str,
 }

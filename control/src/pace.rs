@@ -23,7 +23,7 @@
 
 use embassy_time::{Duration, Instant};
 use heapless::Vec;
-use llv_core::control::{CardStatus, Fault, Place, TakePage, Wear};
+use llv_core::control::{CardStatus, Fault, Place, TakePage, TakeRef, Wear};
 use llv_core::settings::Settings;
 use llv_core::take::TakeHeader;
 
@@ -122,8 +122,8 @@ impl<L: TakeLibrary> TakeLibrary for Paced<L> {
         self.inner.list_page(start).await
     }
 
-    async fn open(&mut self, name: &str) -> Result<L::Take, Refusal> {
-        self.inner.open(name).await
+    async fn open(&mut self, take: TakeRef<'_>) -> Result<(L::Take, Place), Refusal> {
+        self.inner.open(take).await
     }
 
     async fn begin_upload(
@@ -170,8 +170,8 @@ impl<L: TakeLibrary> TakeLibrary for Paced<L> {
         self.inner.abort_upload(id);
     }
 
-    async fn delete(&mut self, name: &str) -> Result<(), Refusal> {
-        self.inner.delete(name).await
+    async fn delete(&mut self, take: TakeRef<'_>) -> Result<Place, Refusal> {
+        self.inner.delete(take).await
     }
 
     /// The settings in force: the held ones, else the written ones.
@@ -208,11 +208,11 @@ impl<L: TakeLibrary> TakeLibrary for Paced<L> {
         Ok(())
     }
 
-    fn used_bytes(&self) -> u32 {
+    fn used_bytes(&self) -> u64 {
         self.inner.used_bytes()
     }
 
-    fn free_bytes(&self) -> u32 {
+    fn free_bytes(&self) -> u64 {
         self.inner.free_bytes()
     }
 

@@ -59,8 +59,8 @@ pub fn status_json(j: &mut Json<'_>, s: &Status) {
         }
         None => j.raw("null"),
     }
-    number(j, "used_bytes", u64::from(s.used_bytes));
-    number(j, "free_bytes", u64::from(s.free_bytes));
+    number(j, "used_bytes", s.used_bytes);
+    number(j, "free_bytes", s.free_bytes);
     j.raw(",");
     j.key("faults");
     j.raw("[");
@@ -102,6 +102,7 @@ pub fn status_json(j: &mut Json<'_>, s: &Status) {
     j.raw(",");
     j.key("clock");
     j.string(s.clock.name());
+    number(j, "osc_port", u64::from(s.osc_port));
     j.raw("}");
 }
 

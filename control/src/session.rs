@@ -18,7 +18,7 @@
 use heapless::{String, Vec};
 use llv_core::control::{
     bounded, decode, encode, ClockSource, ErrorCode, Fault, Place, Played, Playing, Request,
-    Response, Start, Status, MAX_FAULTS, MAX_FRAME, MAX_RESPONSE, MAX_TAKES, PREFIX_LEN,
+    Response, Start, Status, TakeRef, MAX_FAULTS, MAX_FRAME, MAX_RESPONSE, MAX_TAKES, PREFIX_LEN,
     PROTOCOL_VERSION,
 };
 use llv_core::settings::{Sender, Settings, Target, MAX_TARGETS, TOKEN_LEN};
@@ -47,8 +47,12 @@ pub trait Playback<T> {
     fn clock_us(&self) -> u64;
     /// What that clock runs from.
     fn clock_source(&self) -> ClockSource;
-    /// The box's IPv4 address, once it has one.
+    /// The box's IPv4 address, once it has one (`llv serve`: the one it
+    /// listens on, 0.0.0.0 for every interface).
     fn address(&self) -> Option<[u8; 4]>;
+    /// The OSC port it serves on now (UDP and TCP), which a changed
+    /// `osc-port` setting replaces only from the next power-up.
+    fn osc_port(&self) -> u16;
     /// Faults of the box outside the library (watchdog reset, factory reset, ...).
     fn faults(&self) -> Vec<Fault, MAX_FAULTS>;
     /// Whether the player's read-ahead is short: an erase (which holds the
@@ -297,6 +301,7 @@ impl Session {
                     wear: library.wear(),
                     last: device.last(),
                     clock: device.clock_source(),
+                    osc_port: device.osc_port(),
                 }))
             }
             Request::List => Ok(Step::Wait(Pending::List {
@@ -416,19 +421,22 @@ impl Session {
                 targets,
                 loop_count,
                 start,
-            } => library.open(name).await.and_then(|take| {
-                if take.header().plays_too_fast() {
-                    return Err(Refusal::fmt(
-                        ErrorCode::Invalid,
-                        format_args!(
-                            "take \"{name}\" loops faster than {} fps",
-                            llv_core::take::MAX_FPS
-                        ),
-                    ));
-                }
-                device.play(take, &targets, loop_count, start);
-                Ok(())
-            }),
+            } => library
+                .open(TakeRef::parse(name))
+                .await
+                .and_then(|(take, _)| {
+                    if take.header().plays_too_fast() {
+                        return Err(Refusal::fmt(
+                            ErrorCode::Invalid,
+                            format_args!(
+                                "take \"{name}\" loops faster than {} fps",
+                                llv_core::take::MAX_FPS
+                            ),
+                        ));
+                    }
+                    device.play(take, &targets, loop_count, start);
+                    Ok(())
+                }),
             pending => self.finish_write(pending, library, device).await,
         };
         match done {
@@ -478,10 +486,11 @@ impl Session {
                 })
             }
             Pending::Delete { name } => {
-                if device.playing().is_some_and(|p| p.take == *name) {
+                let take = TakeRef::parse(name);
+                if device.playing().is_some_and(|p| p.take == take.name) {
                     device.stop();
                 }
-                library.delete(name).await
+                library.delete(take).await.map(|_| ())
             }
             Pending::Save(settings) => library.save_settings(settings).await.map(|()| {
                 // This connection proved the old token and chose the new one.

@@ -217,6 +217,62 @@ impl Place {
     }
 }
 
+/// A take as people name it: `NAME` (the flash's copy first, as the box
+/// plays it), or `flash:NAME` / `card:NAME` for the copy in that place,
+/// wherever a take is named (`Play`, `Delete`, OSC, the autoplay setting).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TakeRef<'a> {
+    /// The take's own name.
+    pub name: &'a str,
+    /// The place named, if one is.
+    pub place: Option<Place>,
+}
+
+/// Which copy of a take a command acts on ([`TakeRef::which`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Which {
+    /// The copy in this place.
+    At(Place),
+    /// No take of that name (in the place named).
+    Missing,
+    /// Unqualified, and in both places: a delete must name one.
+    Both,
+}
+
+impl<'a> TakeRef<'a> {
+    /// Reads `flash:NAME`, `card:NAME` or `NAME`.
+    pub fn parse(text: &'a str) -> Self {
+        let (place, name) = match text.split_once(':') {
+            Some(("flash", name)) => (Some(Place::Internal), name),
+            Some(("card", name)) => (Some(Place::Card), name),
+            _ => (None, text),
+        };
+        TakeRef { name, place }
+    }
+
+    /// The copy a command acts on when takes of this name are on the flash
+    /// (`on_flash`) and on the card (`on_card`): the place named; else the
+    /// only copy; else, both there, the flash's to play and none to delete.
+    pub fn which(&self, on_flash: bool, on_card: bool, deleting: bool) -> Which {
+        match (self.place, on_flash, on_card) {
+            (Some(Place::Internal), true, _) | (None, true, false) => Which::At(Place::Internal),
+            (Some(Place::Card), _, true) | (None, false, true) => Which::At(Place::Card),
+            (None, true, true) if deleting => Which::Both,
+            (None, true, true) => Which::At(Place::Internal),
+            _ => Which::Missing,
+        }
+    }
+}
+
+impl core::fmt::Display for TakeRef<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.place {
+            Some(p) => write!(f, "{}:{}", p.as_str(), self.name),
+            None => f.write_str(self.name),
+        }
+    }
+}
+
 /// What the box is playing.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Playing {
@@ -354,10 +410,11 @@ pub struct Status {
     pub address: Option<[u8; 4]>,
     /// The take being played, if any.
     pub playing: Option<Playing>,
-    /// Flash bytes holding takes.
-    pub used_bytes: u32,
-    /// Flash bytes free for takes.
-    pub free_bytes: u32,
+    /// Flash bytes holding takes (`llv serve`: its folder's takes). A u64
+    /// since protocol 6, the same bytes on the wire as a u32 below 4 GiB.
+    pub used_bytes: u64,
+    /// Flash bytes free for takes (`llv serve`: its folder's file system's).
+    pub free_bytes: u64,
     /// What is wrong, if anything, and how to recover.
     pub faults: Vec<Fault, MAX_FAULTS>,
     /// The card, when the box has a slot for one.
@@ -368,6 +425,9 @@ pub struct Status {
     pub last: Option<Played>,
     /// What the box's clock runs from (protocol 6).
     pub clock: ClockSource,
+    /// The OSC port it serves on now, UDP and TCP (protocol 6): the
+    /// settings' `osc-port` from the next power-up, `llv serve --osc-port`.
+    pub osc_port: u16,
 }
 
 /// What the box's clock runs from: how far its frame times can be trusted.

@@ -200,8 +200,8 @@ fn every_response_round_trips_within_max_frame() {
                     bad_packets: u32::MAX,
                 }),
             }),
-            used_bytes: u32::MAX,
-            free_bytes: u32::MAX,
+            used_bytes: u64::MAX,
+            free_bytes: u64::MAX,
             faults: (0..MAX_FAULTS)
                 .map(|_| Fault {
                     code: FaultCode::ClockFallback,
@@ -232,6 +232,7 @@ fn every_response_round_trips_within_max_frame() {
                 ended: Ended::Failed,
             }),
             clock: ClockSource::Host,
+            osc_port: u16::MAX,
         }),
         Response::Takes(TakePage {
             start: u32::MAX,
@@ -541,6 +542,7 @@ fn every_response_has_its_documented_bytes() {
         },
         last: None,
         clock: ClockSource::Crystal,
+        osc_port: 11114,
     };
     let page = TakePage {
         start: 16,
@@ -567,6 +569,7 @@ fn every_response_has_its_documented_bytes() {
             ended: Ended::Stopped,
         }),
         clock: ClockSource::Emulated,
+        osc_port: 9000,
     };
     let golden: [(Response, &[u8]); 9] = [
         (
@@ -604,6 +607,7 @@ fn every_response_has_its_documented_bytes() {
                 0x01, 0xc8, 0x01, // 1 settings erase, 200 take erases
                 0x00, // last: none (protocol 6)
                 0x00, // clock: Crystal (protocol 6)
+                0xea, 0x56, // osc_port 11114 (protocol 6)
             ],
         ),
         (
@@ -619,6 +623,7 @@ fn every_response_has_its_documented_bytes() {
                 0x01, 0x03, b'd', b'a', b'o', // last: take
                 0xb4, 0x01, 0x02, 0x00, 0x01, // 180 frames, 2 late, 0 dropped, Stopped
                 0x02, // clock: Emulated
+                0xa8, 0x46, // osc_port 9000
             ],
         ),
         (
@@ -776,4 +781,31 @@ fn the_documents_examples_are_what_the_codec_writes() {
     assert_eq!(box_name[..3], [0x05, 0x01, 0x0a]);
     assert_eq!(&box_name[3..], b"stage-left");
     assert!(doc.contains("`05 01 0a` and the ten bytes of the name"));
+}
+
+#[test]
+fn a_take_is_named_with_or_without_its_place() {
+    let dao = TakeRef::parse("dao");
+    assert_eq!((dao.name, dao.place), ("dao", None));
+    let card = TakeRef::parse("card:dao");
+    assert_eq!((card.name, card.place), ("dao", Some(Place::Card)));
+    let flash = TakeRef::parse("flash:dao");
+    assert_eq!((flash.name, flash.place), ("dao", Some(Place::Internal)));
+    // Only the two places qualify; another colon is part of the name.
+    assert_eq!(TakeRef::parse("act:1").name, "act:1");
+    assert_eq!(TakeRef::parse("card:x:y").name, "x:y");
+    assert_eq!(card.to_string(), "card:dao");
+    assert_eq!(dao.to_string(), "dao");
+    // Both places hold one: played from the flash, a delete must choose.
+    assert_eq!(dao.which(true, true, false), Which::At(Place::Internal));
+    assert_eq!(dao.which(true, true, true), Which::Both);
+    assert_eq!(card.which(true, true, true), Which::At(Place::Card));
+    assert_eq!(flash.which(true, true, true), Which::At(Place::Internal));
+    // One place holds it: an unqualified name finds it there.
+    assert_eq!(dao.which(false, true, true), Which::At(Place::Card));
+    assert_eq!(dao.which(true, false, true), Which::At(Place::Internal));
+    // The place named does not hold it.
+    assert_eq!(card.which(true, false, false), Which::Missing);
+    assert_eq!(flash.which(false, true, false), Which::Missing);
+    assert_eq!(dao.which(false, false, false), Which::Missing);
 }

@@ -5,7 +5,7 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, SocketAddrV4, ToSocketAddrs};
 use std::time::Duration;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use llv_control::mdns::{GROUP, PORT};
 use simple_dns::rdata::RData;
 use simple_dns::{Packet, TYPE};
@@ -21,6 +21,7 @@ pub fn resolve(spec: &str, default_port: u16) -> Result<SocketAddr> {
     if let Ok(addr) = spec.parse::<SocketAddr>() {
         return Ok(addr);
     }
+    check_port(spec)?;
     let bare = spec.strip_prefix('[').and_then(|s| s.strip_suffix(']'));
     if let Ok(ip) = bare.unwrap_or(spec).parse::<IpAddr>() {
         return Ok(SocketAddr::new(ip, default_port));
@@ -43,6 +44,24 @@ pub fn resolve(spec: &str, default_port: u16) -> Result<SocketAddr> {
         .ok_or_else(|| anyhow!("{spec:?} resolves to no address"))
 }
 
+/// Refuses a port that is written but is no port (`HOST:99999`, `[::1]:x`),
+/// which would otherwise read as part of a host name that does not resolve.
+fn check_port(spec: &str) -> Result<()> {
+    let port = match spec.strip_prefix('[') {
+        Some(rest) => rest.split_once("]:").map(|(_, port)| port),
+        None => match spec.split_once(':') {
+            Some((_, port)) if !port.contains(':') => Some(port),
+            _ => None,
+        },
+    };
+    match port {
+        Some(port) if port.parse::<u16>().is_err() => {
+            bail!("{spec}: the port {port:?} is not a port: give a number from 1 to 65535")
+        }
+        _ => Ok(()),
+    }
+}
+
 /// How long a box's name is looked for on the network.
 pub const NAME_WAIT: Duration = Duration::from_millis(1500);
 
@@ -51,6 +70,9 @@ pub const NAME_WAIT: Duration = Duration::from_millis(1500);
 /// network (the box's own control port when it says, else `default_port`);
 /// a name no box answers for is resolved as a host name.
 pub fn resolve_box(spec: &str, default_port: u16) -> Result<SocketAddr> {
+    if spec.parse::<SocketAddr>().is_err() {
+        check_port(spec)?;
+    }
     let (host, port) = match spec.rsplit_once(':') {
         Some((host, port)) if !host.contains(':') => match port.parse::<u16>() {
             Ok(port) => (host, Some(port)),

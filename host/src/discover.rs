@@ -19,6 +19,11 @@ use crate::mdns_query::{ask, query, SERVICE};
 
 /// Arguments of `llv discover`.
 #[derive(Args, Debug)]
+#[command(after_help = "\
+Examples:
+  llv discover                      # every box (and llv serve laptop) that answers within a second
+  llv discover --json --wait 3000
+  llv discover --unicast 127.0.0.1:5353   # one responder, e.g. a QEMU box's forwarded port")]
 pub struct DiscoverArgs {
     /// How long to listen for answers, in milliseconds.
     #[arg(long, default_value_t = 1000)]

@@ -23,6 +23,8 @@ pub fn check(path: &Path, inputs: &[&Path], force: bool) -> Result<()> {
 #[derive(Clone, Debug, Default)]
 pub struct Inputs {
     files: Vec<(PathBuf, Identity)>,
+    /// Every input as named (standard input aside).
+    named: Vec<PathBuf>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,6 +76,9 @@ impl Inputs {
 
     /// One input more.
     pub fn add(&mut self, input: &Path) {
+        if !is_stdio(input) {
+            self.named.push(input.to_path_buf());
+        }
         if let Some(id) = identity(input) {
             self.files.push((input.to_path_buf(), id));
         }
@@ -88,9 +93,15 @@ impl Inputs {
             .map(|(p, _)| p.as_path())
     }
 
-    /// Refuses `path` when it is one of the inputs (with or without `force`)
-    /// or, without `force`, when it exists.
+    /// Refuses `path` when an input is missing (the real problem, said
+    /// before any about the output), when it is one of the inputs (with or
+    /// without `force`) or, without `force`, when it exists.
     pub fn check(&self, path: &Path, force: bool) -> Result<()> {
+        for input in &self.named {
+            if let Err(e) = std::fs::metadata(input) {
+                return Err(e).with_context(|| format!("{}: cannot read", input.display()));
+            }
+        }
         if is_stdio(path) {
             return Ok(());
         }

@@ -18,7 +18,8 @@ use llv_control::session::FRAME_BUF;
 use llv_control::{serve_connection, ConnectionBuffers, Control, Penalties, TakeLibrary, LIMITS};
 use llv_core::artnet::TimecodeLabel;
 use llv_core::control::{
-    body_len, decode, encode, ErrorCode, Request, Response, Start, PREFIX_LEN, PROTOCOL_VERSION,
+    body_len, decode, encode, ErrorCode, Place, Request, Response, Start, TakeRef, PREFIX_LEN,
+    PROTOCOL_VERSION,
 };
 use llv_core::settings::{ChaseSpec, Target};
 use llv_tests::{example, llv_packets};
@@ -155,7 +156,9 @@ fn flash_lists_the_same_crc_and_the_box_holds_every_packet() {
         .stdout(contains("dao"));
 
     // The stored take plays back the recording's packets, in order, with rising times.
-    let take = block_on(async { b.store.lock().await.open("dao").await }).unwrap();
+    let (take, place) =
+        block_on(async { b.store.lock().await.open(TakeRef::parse("dao")).await }).unwrap();
+    assert_eq!(place, Place::Internal);
     let image = llv_core::take::TakeImage::parse(&take.image).unwrap();
     assert_eq!(image.frames().count(), packets.len());
     let mut previous = 0;

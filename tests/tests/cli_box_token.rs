@@ -48,7 +48,10 @@ fn token_sent(args: &[&str], env: Option<&str>) -> Option<String> {
     cmd.timeout(Duration::from_secs(30))
         .assert()
         .failure()
-        .stderr(contains("refused the connection: stand-in box"));
+        .stderr(contains(
+            "refused the connection: stand-in box (the token comes from --token, \
+             --token-file FILE or the environment's LLV_BOX_TOKEN)",
+        ));
     box_side.join().unwrap()
 }
 

@@ -9,12 +9,14 @@ use std::vec::Vec;
 
 use heapless::Vec as Bounded;
 use llv_core::control::{
-    bounded, CardStatus, ErrorCode, Fault, Place, TakeInfo, TakePage, MAX_TAKES,
+    bounded, CardStatus, ErrorCode, Fault, Place, TakeInfo, TakePage, TakeRef, MAX_TAKES,
 };
 use llv_core::settings::Settings;
 use llv_core::take::{image_len, ImageWriter, TakeHeader, TakeImage, Upload};
 
-use crate::library::{no_card, not_found, page_of, upload_refusal, Refusal, Take, TakeLibrary};
+use crate::library::{
+    no_card, not_found, page_of, resolve, upload_refusal, Refusal, Take, TakeLibrary,
+};
 
 /// A take held in memory.
 #[derive(Clone, Debug)]
@@ -120,12 +122,10 @@ impl TakeLibrary for MemoryLibrary {
         Ok(page_of(takes, start, self.revision))
     }
 
-    async fn open(&mut self, name: &str) -> Result<MemoryTake, Refusal> {
-        self.takes
-            .iter()
-            .find(|t| t.header.name == name)
-            .cloned()
-            .ok_or_else(|| not_found(name))
+    async fn open(&mut self, take: TakeRef<'_>) -> Result<(MemoryTake, Place), Refusal> {
+        let found = self.takes.iter().find(|t| t.header.name == take.name);
+        let place = resolve(take, found.is_some(), false, false)?;
+        Ok((found.cloned().ok_or_else(|| not_found(take.name))?, place))
     }
 
     async fn begin_upload(
@@ -232,14 +232,12 @@ impl TakeLibrary for MemoryLibrary {
         }
     }
 
-    async fn delete(&mut self, name: &str) -> Result<(), Refusal> {
-        let before = self.takes.len();
-        self.takes.retain(|t| t.header.name != name);
-        if self.takes.len() == before {
-            return Err(not_found(name));
-        }
+    async fn delete(&mut self, take: TakeRef<'_>) -> Result<Place, Refusal> {
+        let here = self.takes.iter().any(|t| t.header.name == take.name);
+        let place = resolve(take, here, false, true)?;
+        self.takes.retain(|t| t.header.name != take.name);
         self.revision = self.revision.wrapping_add(1);
-        Ok(())
+        Ok(place)
     }
 
     fn settings(&self) -> &Settings {
@@ -258,12 +256,12 @@ impl TakeLibrary for MemoryLibrary {
         Ok(())
     }
 
-    fn used_bytes(&self) -> u32 {
-        self.used()
+    fn used_bytes(&self) -> u64 {
+        self.used().into()
     }
 
-    fn free_bytes(&self) -> u32 {
-        self.capacity.saturating_sub(self.used())
+    fn free_bytes(&self) -> u64 {
+        self.capacity.saturating_sub(self.used()).into()
     }
 
     fn faults(&self) -> Bounded<Fault, 2> {

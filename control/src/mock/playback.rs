@@ -84,6 +84,10 @@ impl<T: Take> Playback<T> for RecordingPlayback {
         self.address
     }
 
+    fn osc_port(&self) -> u16 {
+        llv_core::settings::OSC_PORT
+    }
+
     fn faults(&self) -> Bounded<Fault, MAX_FAULTS> {
         self.faults.clone()
     }
@@ -147,6 +151,10 @@ impl<T: Take> Playback<T> for SharedPlayback {
 
     fn address(&self) -> Option<[u8; 4]> {
         self.lock().address
+    }
+
+    fn osc_port(&self) -> u16 {
+        llv_core::settings::OSC_PORT
     }
 
     fn faults(&self) -> Bounded<Fault, MAX_FAULTS> {

@@ -9,7 +9,7 @@
 
 use core::cell::RefCell;
 use core::net::Ipv4Addr;
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicU16, Ordering};
 
 use crate::library::BoxTake;
 use embassy_futures::select::{select, Either};
@@ -23,7 +23,9 @@ use heapless::Vec;
 use llv_card::CardDriver;
 use llv_control::Playback;
 use llv_control::{Take, TakeLibrary};
-use llv_core::control::{ClockSource, Ended, Fault, FaultCode, Played, Playing, Start, MAX_FAULTS};
+use llv_core::control::{
+    ClockSource, Ended, Fault, FaultCode, Played, Playing, Start, TakeRef, MAX_FAULTS,
+};
 use llv_core::settings::{Loops, Sender, Settings, Target, BOX_NAME_LEN, MAX_TARGETS};
 
 use crate::chase_feed::ChaseFeed;
@@ -66,6 +68,8 @@ pub struct BoxState {
     subject: SubjectCell,
     read_ahead: ReadAheadGauge,
     address: Shared<Option<[u8; 4]>>,
+    /// The OSC port served since power-up.
+    osc_port: AtomicU16,
     faults: Shared<Vec<Fault, MAX_FAULTS>>,
     /// What the box's clock runs from.
     clock: Shared<ClockSource>,
@@ -86,11 +90,17 @@ impl BoxState {
             subject: BlockingMutex::new(RefCell::new(None)),
             read_ahead: ReadAheadGauge::new(),
             address: BlockingMutex::new(RefCell::new(None)),
+            osc_port: AtomicU16::new(0),
             faults: BlockingMutex::new(RefCell::new(Vec::new())),
             clock: BlockingMutex::new(RefCell::new(ClockSource::Crystal)),
             name: BlockingMutex::new(RefCell::new(None)),
             timecode: ChaseFeed::new(),
         }
+    }
+
+    /// Sets the OSC port `Status` reports (bound at power-up).
+    pub fn set_osc_port(&self, port: u16) {
+        self.osc_port.store(port, Ordering::Relaxed);
     }
 
     /// Sets the faults `Status` reports (found at power-up).
@@ -240,6 +250,10 @@ impl Playback<BoxTake> for BoxDevice<'_> {
         self.state.address()
     }
 
+    fn osc_port(&self) -> u16 {
+        self.state.osc_port.load(Ordering::Relaxed)
+    }
+
     fn faults(&self) -> Vec<Fault, MAX_FAULTS> {
         self.state.faults.lock(|f| f.borrow().clone())
     }
@@ -376,8 +390,8 @@ pub async fn autoplay<F: NorFlash, D: CardDriver>(
         Some(spec) => Start::Chase(spec),
         None => Start::Now,
     };
-    match store.open(&auto.take).await {
-        Ok(reader) => {
+    match store.open(TakeRef::parse(&auto.take)).await {
+        Ok((reader, _)) => {
             info!("autoplay {=str}", auto.take.as_str());
             state.request_play(reader, &settings.targets, auto.loop_count, start);
         }

@@ -354,7 +354,7 @@ fn records<'k>(key: &'k Key, identity: &'k Identity<'_>, free: u32) -> mdns::Ide
         ipv4: key.ipv4,
         control_port: CONTROL_PORT,
         osc_port: identity.osc_port,
-        free_bytes: free,
+        free_bytes: free.into(),
         playing: &key.playing,
     }
 }

@@ -123,6 +123,7 @@ pub async fn run_store<F: NorFlash, D: CardDriver, W: Watchdog>(
     let state = BoxState::new();
     state.set_faults(faults);
     state.set_clock(*clock);
+    state.set_osc_port(identity.osc_port);
     let penalties = Penalties::new();
     let slots = keeper();
     let worker = Worker::new();

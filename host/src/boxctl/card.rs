@@ -27,8 +27,12 @@ use crate::recording;
 #[command(
     after_help = "A card for the box holds an MBR partition formatted FAT32 (or FAT16), as cards \
 up to 32 GB come. Cards over 32 GB come formatted exFAT, which the box does not read: format \
-them with `llv card format` (it erases the card). An image file to try things on:\n  \
-truncate -s 256M card.img\n  llv card format card.img"
+them with `llv card format` (it erases the card).
+
+Examples:
+  llv card write /media/SDCARD show.gesichter intro.gesichter   # LLV/SHOW.TAK, LLV/INTRO.TAK
+  llv card list /media/SDCARD; llv card check /media/SDCARD
+  truncate -s 256M card.img; llv card format card.img           # an image file to try things on"
 )]
 pub struct CardArgs {
     /// What to do.
@@ -40,6 +44,10 @@ pub struct CardArgs {
 #[derive(Subcommand, Debug)]
 pub enum CardAction {
     /// Write recordings to the card as takes (a take of the same name is replaced).
+    #[command(after_help = "\
+Examples:
+  llv card write /media/SDCARD show.gesichter intro.gesichter   # LLV/SHOW.TAK, LLV/INTRO.TAK
+  llv card write card.img examples/dao.gesichter                # into a FAT image file")]
     Write {
         /// The card: a mounted card's folder, or a FAT16/FAT32 image file.
         card: PathBuf,
@@ -49,24 +57,38 @@ pub enum CardAction {
         read: ReadArgs,
     },
     /// List the takes the box would play from the card (the card is not written).
+    #[command(after_help = "\
+Examples:
+  llv card list /media/SDCARD
+  llv card list card.img")]
     List {
         /// The card: a mounted card's folder, or a FAT16/FAT32 image file.
         card: PathBuf,
     },
     /// Check every take file on the card as the box does; fails if one does
     /// not check out (the card is not written).
+    #[command(after_help = "\
+Examples:
+  llv card check /media/SDCARD             # every take file as the box checks it")]
     Check {
         /// The card: a mounted card's folder, or a FAT16/FAT32 image file.
         card: PathBuf,
     },
     /// Remove uploads cut short (a power cut, a pulled card), as the box does
     /// when the card goes in.
+    #[command(after_help = "\
+Examples:
+  llv card repair card.img")]
     Repair {
         /// The card: a FAT16/FAT32 image file or a card's block device.
         card: PathBuf,
     },
     /// Erase the card and make it one for the box: an MBR and a FAT32 volume
     /// laid out as the SD specification recommends (64 MiB to 2 TiB).
+    #[command(after_help = "\
+Examples:
+  llv card format card.img                 # an image file: truncate -s 256M card.img first
+  llv card format /dev/sdX --yes           # a card in a reader (erases it)")]
     Format {
         /// The card: an image file, or a card's block device (`/dev/sdX`, `/dev/mmcblkN`).
         card: PathBuf,
@@ -96,7 +118,7 @@ pub fn run(args: &CardArgs) -> Result<()> {
                 takes.push((file, name, image_of(file, name, &take)?));
             }
             let images: Vec<&[u8]> = takes.iter().map(|(_, _, i)| i.as_slice()).collect();
-            let written = write(card, &images).with_context(|| format!("{}", card.display()))?;
+            let written = write(card, &images)?;
             for ((file, name, _), written) in takes.iter().zip(written) {
                 crate::outln!("{}: {name} as {DIR}/{written}", file.display());
             }
@@ -157,7 +179,7 @@ fn write(card: &Path, images: &[&[u8]]) -> Result<Vec<String>> {
     }
     if card.is_dir() {
         let dir = card.join(DIR);
-        fs::create_dir_all(&dir)?;
+        fs::create_dir_all(&dir).with_context(|| format!("{}: cannot create", dir.display()))?;
         let mut written = Vec::new();
         for (image, header) in images.iter().zip(&headers) {
             let others: Vec<(String, String)> = verdicts(card)?
@@ -169,8 +191,9 @@ fn write(card: &Path, images: &[&[u8]]) -> Result<Vec<String>> {
                 None => file_name(&header.name, |f| others.iter().any(|(o, _)| o == f)).to_string(),
             };
             let temp = dir.join(TEMP);
-            fs::write(&temp, image)?;
-            fs::rename(&temp, dir.join(&file))?;
+            fs::write(&temp, image).with_context(|| format!("{}: cannot write", temp.display()))?;
+            fs::rename(&temp, dir.join(&file))
+                .with_context(|| format!("{}: cannot write", dir.join(&file).display()))?;
             written.push(file);
         }
         return Ok(written);
@@ -200,8 +223,8 @@ fn write(card: &Path, images: &[&[u8]]) -> Result<Vec<String>> {
         },
     );
     written.map_err(|e| match e.downcast_ref::<CardError>() {
-        Some(CardError::NoCard) => anyhow!("{NOT_FORMATTED}"),
-        _ => e,
+        Some(CardError::NoCard) => anyhow!("{}: {NOT_FORMATTED}", card.display()),
+        _ => e.context(card.display().to_string()),
     })
 }
 

@@ -3,6 +3,7 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -13,7 +14,7 @@ use llv_core::control::{
 use llv_core::settings::Target;
 
 use crate::address::{resolve, resolve_box};
-use crate::args::{CONTROL_PORT, LIVE_LINK_PORT};
+use crate::args::{CONTROL_PORT, LIVE_LINK_PORT, TOKEN_ENV};
 
 /// How long to wait for the box to accept a connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -31,6 +32,8 @@ pub struct BoxClient {
 /// again: a box whose sockets are all busy drops its oldest idle connection to
 /// make room, which takes it a moment.
 const RETRIES: u32 = 3;
+/// How long a box may take to answer before `llv` says it waits.
+const WAIT_NOTICE: Duration = Duration::from_secs(1);
 /// The wait before the first retry; it doubles each time.
 const RETRY_AFTER: Duration = Duration::from_millis(100);
 /// How often a list that changed while its pages were read is read again.
@@ -40,19 +43,35 @@ impl BoxClient {
     /// Connects to `addr` (`HOST[:PORT]` or the box's name, port 11113 by
     /// default, see [`resolve_box`]) and says Hello;
     /// tries again (at most [`RETRIES`] times) when the box resets the connection first.
+    /// Says on standard error that it waits when the box takes over
+    /// [`WAIT_NOTICE`] to answer (a box that is starting up).
     pub fn connect(addr: &str, token: Option<&str>) -> Result<BoxClient> {
         let addr = resolve_box(addr, CONTROL_PORT)?;
+        let (answered, waiting) = std::sync::mpsc::channel::<()>();
+        let notice = std::thread::spawn(move || {
+            if let Err(RecvTimeoutError::Timeout) = waiting.recv_timeout(WAIT_NOTICE) {
+                eprintln!(
+                    "waiting for the box at {addr} to answer (a box that is starting \
+                     answers within about {} s)...",
+                    CONNECT_TIMEOUT.as_secs()
+                );
+            }
+        });
         let mut wait = RETRY_AFTER;
+        let mut opened = Self::open(addr, token);
         for _ in 0..RETRIES {
-            match Self::open(addr, token) {
-                Err(e) if was_reset(&e) => {
+            match &opened {
+                Err(e) if was_reset(e) => {
                     std::thread::sleep(wait);
                     wait *= 2;
+                    opened = Self::open(addr, token);
                 }
-                opened => return opened,
+                _ => break,
             }
         }
-        Self::open(addr, token)
+        drop(answered);
+        let _ = notice.join();
+        opened
     }
 
     /// One connection and its Hello.
@@ -87,7 +106,10 @@ impl BoxClient {
             Response::Error {
                 code: ErrorCode::Unauthorized,
                 detail,
-            } => bail!("the box at {addr} refused the connection: {detail} (see --token)"),
+            } => bail!(
+                "the box at {addr} refused the connection: {detail} (the token comes from \
+                 --token, --token-file FILE or the environment's {TOKEN_ENV})"
+            ),
             other => bail!("the box at {addr} answered Hello with {other:?}"),
         }
     }

@@ -6,7 +6,9 @@ use std::time::Instant;
 use anyhow::{bail, ensure, Result};
 use clap::{Args, Subcommand};
 use heapless::Vec as BoundedVec;
-use llv_core::control::{ClockSource, Request, Response, Start, Status, TakeInfo};
+use llv_core::control::{
+    ClockSource, Place, Request, Response, Start, Status, TakeInfo, TakeRef, Which,
+};
 use llv_core::settings::{Setting, Settings, Target, MAX_CHANGES, MAX_TARGETS, OSC_PORT};
 use serde_json::json;
 
@@ -19,6 +21,13 @@ use crate::playback::chasing::describe;
 
 /// Arguments of `llv box`.
 #[derive(Args, Debug)]
+#[command(after_help = "\
+Examples:
+  llv box 192.168.1.50 status
+  llv box stage-left list --json                       # a box by its name (mDNS)
+  llv box 192.168.1.50 play dao --to 192.168.1.20 --loop
+  llv box stage-left stage-right play dao --together   # both start at one instant
+  llv box 192.168.1.50 config autoplay dao            # power on and it performs")]
 #[command(subcommand_precedence_over_arg = true)]
 pub struct BoxArgs {
     /// The box, or several: HOST[:PORT] or its name (NAME or NAME.local,
@@ -39,19 +48,27 @@ pub struct BoxArgs {
 #[derive(Subcommand, Debug)]
 pub enum BoxAction {
     /// Firmware, uptime, address, playback (and its chase) and flash use.
+    #[command(after_help = "\
+Examples:
+  llv box 192.168.1.50 status
+  llv box stage-left stage-right status --json")]
     Status,
     /// The stored takes with their frame count, size and CRC.
+    #[command(after_help = "\
+Examples:
+  llv box 192.168.1.50 list
+  llv box stage-left list --json")]
     List,
     /// Play a stored take (once, or forever with --loop), now, together with
     /// the other boxes given, or following the show's timecode.
-    ///
-    /// Examples:
-    ///   llv box stage-left play dao --loop
-    ///   llv box stage-left stage-right play dao --together   # same instant on both
-    ///   llv box stage-left play dao --chase --offset 01:00:00:00
-    #[command(verbatim_doc_comment)]
+    #[command(after_help = "\
+Examples:
+  llv box stage-left play dao --loop
+  llv box 192.168.1.50 play dao --to 192.168.1.20 --to 192.168.1.21
+  llv box stage-left stage-right play dao --together   # same instant on both
+  llv box stage-left play dao --chase --offset 01:00:00:00")]
     Play {
-        /// Take name.
+        /// Take name: NAME (the flash's copy first), flash:NAME or card:NAME.
         name: String,
         /// Where to send frames, HOST[:PORT] (port 11111 by default); repeatable,
         /// at most 4; none uses the box's configured targets.
@@ -71,10 +88,18 @@ pub enum BoxAction {
         chase_args: ChaseArgs,
     },
     /// Stop playback.
+    #[command(after_help = "\
+Examples:
+  llv box 192.168.1.50 stop
+  llv box stage-left stage-right stop")]
     Stop,
     /// Delete a stored take.
+    #[command(after_help = "\
+Examples:
+  llv box 192.168.1.50 delete dao
+  llv box 192.168.1.50 delete card:dao       # the card's, when the flash holds a dao too")]
     Delete {
-        /// Take name.
+        /// Take name: NAME, or flash:NAME / card:NAME when both places hold one.
         name: String,
     },
     /// Show the settings, or change them with KEY VALUE pairs.
@@ -86,6 +111,13 @@ pub enum BoxAction {
     /// chase own|HH:MM:SS:FF|off (autoplay follows Art-Net timecode, its first
     /// frame at its own timecode or at this one); chase-stream N;
     /// chase-freewheel SECONDS; chase-hold on|off.
+    #[command(after_help = "\
+Examples:
+  llv box 192.168.1.50 config                                   # show the settings
+  llv box 192.168.1.50 config targets 192.168.1.20,192.168.1.21 autoplay dao
+  llv box 192.168.1.50 config address 192.168.1.50/24,192.168.1.1 name stage-left
+  llv box stage-left config autoplay dao chase own chase-freewheel 10
+  llv box stage-left config token none reply-port 9001")]
     Config {
         /// KEY VALUE pairs.
         #[arg(value_name = "KEY VALUE")]
@@ -170,7 +202,10 @@ fn act(client: &mut BoxClient, action: &BoxAction, json: bool) -> Result<()> {
             } else {
                 Start::Now
             };
+            let place = where_is(client, name, false)?;
             client.call(&play_request(name, to, *forever, start)?)?;
+            let take = TakeRef::parse(name).name;
+            let from = place.map_or(String::new(), |p| format!(" from the {}", p.as_str()));
             let how = if *chase {
                 format!(
                     ", following Art-Net timecode from {}",
@@ -179,15 +214,18 @@ fn act(client: &mut BoxClient, action: &BoxAction, json: bool) -> Result<()> {
             } else {
                 String::new()
             };
-            done(json, &format!("playing {name}{how}"));
+            done_at(json, &format!("playing {take}{from}{how}"), place);
         }
         BoxAction::Stop => {
             client.call(&Request::Stop)?;
             done(json, "stopped");
         }
         BoxAction::Delete { name } => {
+            let place = where_is(client, name, true)?;
             client.call(&Request::Delete { name })?;
-            done(json, &format!("deleted {name}"));
+            let take = TakeRef::parse(name).name;
+            let from = place.map_or(String::new(), |p| format!(" from the {}", p.as_str()));
+            done_at(json, &format!("deleted {take}{from}"), place);
         }
         BoxAction::Config { pairs } => {
             if !pairs.is_empty() {
@@ -205,11 +243,21 @@ fn act(client: &mut BoxClient, action: &BoxAction, json: bool) -> Result<()> {
                 }
             }
             let (settings, token_set) = settings(client)?;
+            let Response::Status(status) = client.call(&Request::Status)? else {
+                bail!("the box answered Status with something else");
+            };
             if json {
-                let out = json!({ "settings": settings, "token_set": token_set });
+                let out = json!({
+                    "settings": settings,
+                    "token_set": token_set,
+                    "in_use": {
+                        "address": status.address.map(Ipv4Addr::from),
+                        "osc_port": status.osc_port,
+                    },
+                });
                 crate::outln!("{}", serde_json::to_string(&out)?);
             } else {
-                print_settings(&settings, token_set);
+                print_settings(&settings, token_set, &status);
             }
         }
         // `run` checks one box before connecting to any.
@@ -287,6 +335,36 @@ fn play_together(
     Ok(())
 }
 
+/// Where the box acts on the take `name` (`NAME`, `flash:NAME` or
+/// `card:NAME`): its list read through the box's own rule
+/// ([`TakeRef::which`]); `None` when it has no such take (the box then
+/// refuses, naming it).
+fn where_is(client: &mut BoxClient, name: &str, deleting: bool) -> Result<Option<Place>> {
+    let take = TakeRef::parse(name);
+    let takes = client.list_all()?;
+    let on = |place| {
+        takes
+            .iter()
+            .any(|t| t.name.as_str() == take.name && t.place == place)
+    };
+    Ok(
+        match take.which(on(Place::Internal), on(Place::Card), deleting) {
+            Which::At(place) => Some(place),
+            Which::Missing | Which::Both => None,
+        },
+    )
+}
+
+/// [`done`] for a command on one take: its place goes into the JSON too.
+fn done_at(json: bool, what: &str, place: Option<Place>) {
+    if json {
+        let place = place.map(Place::as_str);
+        crate::outln!("{}", json!({ "ok": true, "place": place }));
+    } else {
+        crate::outln!("{what}");
+    }
+}
+
 fn done(json: bool, what: &str) {
     if json {
         crate::outln!("{}", json!({ "ok": true }));
@@ -341,6 +419,38 @@ fn parse_changes(
     Ok(changes)
 }
 
+/// Whether the status is `llv serve`'s (a folder, its own ports) rather than a box's.
+fn is_serve(s: &Status) -> bool {
+    s.firmware.starts_with("llv-serve")
+}
+
+/// The address in use, as words.
+fn in_use_address(s: &Status) -> String {
+    match s.address {
+        Some([0, 0, 0, 0]) => "every interface of this host (0.0.0.0)".into(),
+        Some(ip) => Ipv4Addr::from(ip).to_string(),
+        None => "none yet".into(),
+    }
+}
+
+/// A byte count as people read it: `36154 bytes (35.3 KiB)`.
+fn bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    let mut value = n as f64;
+    let mut unit = None;
+    for u in UNITS {
+        if value < 1024.0 {
+            break;
+        }
+        value /= 1024.0;
+        unit = Some(u);
+    }
+    match unit {
+        Some(u) => format!("{n} bytes ({value:.1} {u})"),
+        None => format!("{n} bytes"),
+    }
+}
+
 fn print_status(client: &BoxClient, s: &Status) {
     let secs = s.uptime_ms / 1000;
     crate::outln!(
@@ -351,10 +461,8 @@ fn print_status(client: &BoxClient, s: &Status) {
         secs / 60 % 60,
         secs % 60
     );
-    match s.address {
-        Some(ip) => crate::outln!("address  {}", Ipv4Addr::from(ip)),
-        None => crate::outln!("address  none yet"),
-    }
+    crate::outln!("address  {}", in_use_address(s));
+    crate::outln!("osc      port {} (UDP and TCP)", s.osc_port);
     match &s.playing {
         Some(p) if p.sending() => {
             crate::outln!(
@@ -415,9 +523,10 @@ fn print_status(client: &BoxClient, s: &Status) {
         }
     }
     crate::outln!(
-        "flash    {} bytes used, {} free",
-        s.used_bytes,
-        s.free_bytes
+        "{}    {} used, {} free",
+        if is_serve(s) { "folder" } else { "flash " },
+        bytes(s.used_bytes),
+        bytes(s.free_bytes)
     );
     let w = &s.wear;
     crate::outln!(
@@ -495,7 +604,10 @@ fn print_list(takes: &[TakeInfo]) {
     }
 }
 
-fn print_settings(s: &Settings, token_set: bool) {
+/// The settings, and beside them what is in use now where that differs
+/// (`llv serve` listens where its command line says; a changed address or
+/// OSC port applies from the next power-up).
+fn print_settings(s: &Settings, token_set: bool, now: &Status) {
     let targets: Vec<String> = s.targets.iter().map(Target::to_string).collect();
     crate::outln!(
         "targets   {}",
@@ -526,14 +638,34 @@ fn print_settings(s: &Settings, token_set: bool) {
         }
         None => crate::outln!("address   dhcp"),
     }
+    if is_serve(now) {
+        crate::outln!(
+            "          (llv serve keeps no address of its own: it listens on {})",
+            in_use_address(now)
+        );
+    } else if s.address.is_none_or(|a| now.address != Some(a.ip)) {
+        crate::outln!("          (in use now: {})", in_use_address(now));
+    }
     crate::outln!("token     {}", if token_set { "set" } else { "none" });
     match &s.name {
         Some(name) => crate::outln!("name      {}", printable(name)),
         None => crate::outln!("name      the board's default"),
     }
+    let osc_port = s.osc_port.unwrap_or(OSC_PORT);
     match s.osc_port {
         Some(p) => crate::outln!("osc-port  {p} (UDP and TCP)"),
         None => crate::outln!("osc-port  {OSC_PORT} (UDP and TCP, the default)"),
+    }
+    if now.osc_port != osc_port {
+        crate::outln!(
+            "          (in use now: {}; {})",
+            now.osc_port,
+            if is_serve(now) {
+                "llv serve --osc-port says"
+            } else {
+                "the setting applies from the next power-up"
+            }
+        );
     }
     match s.reply_port {
         Some(p) => crate::outln!("reply-port {p} (replies also go there)"),

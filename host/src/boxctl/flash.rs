@@ -17,6 +17,11 @@ use crate::take::Take;
 
 /// Arguments of `llv flash`.
 #[derive(Args, Debug)]
+#[command(after_help = "\
+Examples:
+  llv flash examples/dao.gesichter --box 192.168.1.50     # upload as take \"dao\", with a progress bar
+  llv flash show.gesichter --box stage-left --to card     # to the box's microSD card
+  llv flash take1.gesichter --box 192.168.1.50 --name intro --token-file ~/.config/llv/box-token")]
 pub struct FlashArgs {
     /// The recording (native base64 lines or LLV gzip).
     pub file: PathBuf,
@@ -116,6 +121,9 @@ pub fn run(args: &FlashArgs) -> Result<()> {
     Ok(())
 }
 
+/// Chunks sent before the upload's time left is shown.
+const ETA_AFTER_CHUNKS: usize = 8;
+
 /// Uploads `image` as `name` to `place` on the box, with a progress bar.
 pub(crate) fn upload(
     client: &mut BoxClient,
@@ -130,10 +138,15 @@ pub(crate) fn upload(
         crc32,
         place,
     })?;
-    let bar = ProgressBar::new(image.len() as u64).with_style(
-        ProgressStyle::with_template("{msg} [{bar:40}] {bytes}/{total_bytes} {eta}")?
-            .progress_chars("=> "),
-    );
+    // The first chunks pay for the first flash erase: the time left is
+    // estimated from the chunks after them.
+    let style = |eta: &str| {
+        ProgressStyle::with_template(&format!(
+            "{{msg}} [{{bar:40}}] {{bytes}}/{{total_bytes}} {eta}"
+        ))
+        .map(|s| s.progress_chars("=> "))
+    };
+    let bar = ProgressBar::new(image.len() as u64).with_style(style("(estimating)")?);
     bar.set_message(format!("uploading {name}"));
     for (i, data) in image.chunks(MAX_CHUNK).enumerate() {
         client.call(&Request::UploadChunk {
@@ -141,6 +154,10 @@ pub(crate) fn upload(
             data,
         })?;
         bar.inc(data.len() as u64);
+        if i + 1 == ETA_AFTER_CHUNKS {
+            bar.set_style(style("{eta}")?);
+            bar.reset_eta();
+        }
     }
     bar.set_message(format!("checking {name} on the box"));
     client.call(&Request::UploadCommit)?;

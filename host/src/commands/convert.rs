@@ -28,6 +28,10 @@ pub struct Transcode {
 
 /// `llv unpack IN OUT`: IN as clear JSON.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Examples:
+  llv unpack examples/dao.gesichter dao.klare-gesichter   # what LLV 1.4's unpack prints
+  llv unpack --retain take1.gesichter - | less            # with each raw packet, base64")]
 pub struct UnpackArgs {
     #[command(flatten)]
     job: Transcode,
@@ -38,6 +42,11 @@ pub struct UnpackArgs {
 
 /// `llv pack IN OUT`: IN (normally clear JSON) as a recording.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Examples:
+  llv pack dao.klare-gesichter dao.gesichter          # LLV's gzip (the name says so)
+  llv pack dao.klare-gesichter dao.gesichter-lines    # native lines
+  llv pack --to native dao.klare-gesichter -          # native lines to standard output")]
 pub struct PackArgs {
     #[command(flatten)]
     job: Transcode,
@@ -49,6 +58,12 @@ pub struct PackArgs {
 
 /// `llv convert IN OUT`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Examples:
+  llv convert take1.gesichter-lines take1.gesichter     # native lines -> LLV gzip (from the name)
+  llv convert examples/dao.gesichter dao.csv            # -> a Live Link Face CSV take
+  llv convert take.csv take.gesichter --rename Hero     # a phone CSV take -> LLV gzip
+  llv convert examples/legacy.gesichter new.gesichter --anonymize")]
 pub struct ConvertArgs {
     #[command(flatten)]
     job: Transcode,

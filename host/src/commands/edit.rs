@@ -20,6 +20,11 @@ use crate::recording::write_counted;
 use crate::recording::{self, Format, WriteOptions};
 
 const EXAMPLES: &str = "\
+The operations run in this order, whatever the order of the flags: join, trim,
+retime, mirror, smooth, modifiers, gain, offset, zero, clamp, rename/anonymize.
+A value no operation changes keeps its bits; so does every frame no operation
+touches.
+
 Examples:
   llv edit take.gesichter cut.gesichter --from 13:13:04:00 --to 13:13:10:00
   llv edit take.gesichter cut.gesichter --from-seconds 2.5 --to-seconds 10
@@ -30,12 +35,7 @@ Examples:
   llv edit take.gesichter mod.gesichter --modifiers modifiers.json --offset BrowInnerUp=-0.05
   llv edit take.gesichter mirrored.gesichter --mirror
   llv edit take.gesichter smooth.gesichter --smooth --smooth-min-cutoff 1.5 --smooth-beta 0.3
-  llv edit take.gesichter --retime 30 --mirror --dry-run
-
-The operations run in this order, whatever the order of the flags: join, trim,
-retime, mirror, smooth, modifiers, gain, offset, zero, clamp, rename/anonymize.
-A value no operation changes keeps its bits; so does every frame no operation
-touches.";
+  llv edit take.gesichter --retime 30 --mirror --dry-run";
 
 /// `llv edit IN... [OUT | -o OUT] [operations]`.
 #[derive(clap::Args, Debug)]

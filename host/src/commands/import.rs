@@ -15,17 +15,17 @@ use crate::rig::{Modifiers, RigMap};
 use crate::take::derived_device_id;
 
 const EXAMPLES: &str = "\
-Examples:
-  llv import face.glb --map cc4.json -o face.gesichter             # glTF from Blender, 60 fps
-  llv import face.gltf --map rig.csv -o face.gesichter --fps 30 --start 01:00:00:00
-  llv import take.fbx.json --map rig.json -o take.csv              # LLV's FBX metadata JSON
-
 Targets (matched ignoring case) become ARKit shapes through the map's reverse
 direction (LLV's \"reverse\" entries, else its mapping turned round):
 ARKit = target / modifier, so import undoes remap; --llv-modifiers multiplies
 as LLV 1.4's importer does.
 Frames are sampled from the first to the last key at --fps; subject and
-device id default to the file's name and a stable id derived from it.";
+device id default to the file's name and a stable id derived from it.
+
+Examples:
+  llv import face.glb --map cc4.json -o face.gesichter             # glTF from Blender, 60 fps
+  llv import face.gltf --map rig.csv -o face.gesichter --fps 30 --start 01:00:00:00
+  llv import take.fbx.json --map rig.json -o take.csv              # LLV's FBX metadata JSON";
 
 /// `llv import IN --map MAP -o OUT`.
 #[derive(clap::Args, Debug)]

@@ -20,6 +20,12 @@ use llv_core::packet::Packet;
 
 /// `llv info FILE`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Examples:
+  llv info examples/dao.gesichter
+  llv info --json take1.gesichter
+  llv info take.csv --plot                  # and take.png beside the take
+  llv info take.csv --plot curves.svg")]
 pub struct Args {
     /// Recording to inspect (any format; `-` for standard input).
     file: PathBuf,
@@ -209,6 +215,14 @@ fn timecode(time: &FrameTime) -> String {
 
 /// Runs `llv info`.
 pub fn run(args: Args) -> Result<()> {
+    let plot_to = args.plot.as_ref().map(|plot| {
+        plot.clone()
+            .unwrap_or_else(|| plot::default_name(&args.file))
+    });
+    if let Some(out) = &plot_to {
+        // Before the report: a plot that cannot be written fails the command at once.
+        plot::check(&args.file, out, args.out.force)?;
+    }
     let mut frames = recording::open(&args.file, &args.read.options())?;
     let mut stats = Stats::new();
     while let Some(chunk) = frames.next_chunk()? {
@@ -223,10 +237,7 @@ pub fn run(args: Args) -> Result<()> {
         text(&args.file, frames.format(), &stats)
     };
     console::print(&text)?;
-    if let Some(plot) = &args.plot {
-        let out = plot
-            .clone()
-            .unwrap_or_else(|| plot::default_name(&args.file));
+    if let Some(out) = plot_to {
         let options = PlotOptions {
             shapes: None,
             ..PlotOptions::default()

@@ -11,6 +11,7 @@ use llv_core::time::FrameRate;
 
 use crate::address::resolve;
 use crate::args::{parse_rate, ChaseArgs, EditArgs, ReadArgs, LIVE_LINK_PORT};
+use crate::commands::info::Stats;
 use crate::console;
 use crate::playback::artnet::Receiver;
 use crate::playback::{chasing, play, play_chased, Options};
@@ -18,8 +19,18 @@ use crate::recording;
 use crate::stop;
 use crate::take::Take;
 
+const EXAMPLES: &str = "\
+Examples:
+  llv play examples/dao.gesichter                               # to 127.0.0.1:11111
+  llv play take1.gesichter --to 10.0.0.69 --to 10.0.0.70:11112  # every target gets every frame
+  llv play take1.gesichter --fps 59.94                          # a fixed rate, not the take's times
+  llv play take1.gesichter --loop                               # until Ctrl-C (the take before --loop)
+  llv play take1.gesichter --loop 3 --restamp --rename Hero
+  llv play take1.gesichter --chase artnet --offset 01:00:00:00  # follow the show's Art-Net timecode";
+
 /// `llv play FILE`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = EXAMPLES)]
 pub struct Args {
     /// Recording to play (any format llv reads).
     file: PathBuf,
@@ -33,8 +44,7 @@ pub struct Args {
     #[arg(long, value_parser = parse_rate)]
     fps: Option<FrameRate>,
     /// Play the take N times; without N, until Ctrl-C.
-    #[arg(long = "loop", value_name = "N", num_args = 0..=1,
-          value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long = "loop", value_name = "N", num_args = 0..=1, value_parser = parse_loops)]
     repeat: Option<Option<u64>>,
     /// Rewrite frame times so they keep increasing across loops.
     #[arg(long)]
@@ -121,9 +131,9 @@ pub fn run(args: Args) -> Result<()> {
             0.0
         },
         if options.fps.is_none() {
-            ", timed by the take's frame times, gaps kept"
+            timed_by_its_times(&take)
         } else {
-            ""
+            String::new()
         },
         report.max_late.as_secs_f64() * 1e3,
         if report.real_time {
@@ -141,6 +151,37 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 /// `--chase artnet[:PORT]`: the port.
+/// How a take timed by its own frame times plays, in words: its cadence
+/// and the gaps kept, which make the mean rate lower than the cadence.
+fn timed_by_its_times(take: &Take) -> String {
+    let Some(c) = Stats::of(take).cadence() else {
+        return ", timed by the take's frame times".into();
+    };
+    let missing: u64 = c.gaps.iter().map(|g| g.missing).sum();
+    let gaps = match c.gaps.len() {
+        0 => "no gaps".to_string(),
+        1 => format!("its gap of {missing} frames kept"),
+        n => format!("its {n} gaps ({missing} frames missing) kept"),
+    };
+    format!(
+        ", timed by the take's frame times: cadence {:.3} Hz, {gaps}",
+        1.0 / c.interval
+    )
+}
+
+/// `--loop N`: a count of at least 1; a word that is no number is most
+/// likely the take, written after `--loop`.
+fn parse_loops(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(0) => Err("play at least once: give 1 or more".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "--loop takes an optional count; to loop {text:?} until Ctrl-C, \
+             write the take first: llv play {text} --loop"
+        )),
+    }
+}
+
 fn parse_chase(text: &str) -> Result<u16, String> {
     match text.split_once(':') {
         None if text == "artnet" => Ok(llv_core::artnet::PORT),

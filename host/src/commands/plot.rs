@@ -9,15 +9,15 @@ use crate::edit::values::shape;
 use crate::plot::{plot_file, PlotOptions};
 
 const EXAMPLES: &str = "\
+Grey spans are gaps (intervals over 1.5 times the take's cadence), red spans
+frames without a face (all 52 ARKit coefficients exactly 0). The time axis is
+the take's timecode.
+
 Examples:
   llv plot take.gesichter -o take.png                       # the ten most active curves
   llv plot take.csv -o jaw.svg --shapes JawOpen,MouthClose,HeadYaw
   llv plot take.gesichter -o wide.png --width 3000 --height 800
-  llv info take.gesichter --plot                            # the summary and take.png
-
-Grey spans are gaps (intervals over 1.5 times the take's cadence), red spans
-frames without a face (all 52 ARKit coefficients exactly 0). The time axis is
-the take's timecode.";
+  llv info take.gesichter --plot                            # the summary and take.png";
 
 /// `llv plot IN -o OUT.png|svg [--shapes A,B,...]`.
 #[derive(clap::Args, Debug)]

@@ -18,8 +18,16 @@ use crate::stop;
 /// The hint shown when MetaHuman Animator packets arrive.
 const MHA_HINT: &str = "the phone sends MetaHuman Animator packets: switch the Live Link Face app's capture mode to ARKit";
 
+const EXAMPLES: &str = "\
+Examples:
+  llv record                                     # until Ctrl-C, to recording-<date>.gesichter-lines
+  llv record -o take1.gesichter-lines --frames 600
+  llv record -o take2.gesichter-lines --duration 30 --subject iPhone --port 11111
+  llv convert take1.gesichter-lines take1.gesichter   # then a file LLV reads (its gzip)";
+
 /// `llv record`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = EXAMPLES)]
 pub struct Args {
     /// File to write, always in the native format (base64 lines, appended per frame, so a
     /// kill loses nothing); default recording-YYYY-MM-DD-HH-MM-SS.gesichter-lines. Never

@@ -11,15 +11,15 @@ use crate::commands::retarget::{run_curves, TakesArgs};
 use crate::rig::RigMap;
 
 const EXAMPLES: &str = "\
-Examples:
-  llv remap take.csv --map cc4.json -o take.cc4.csv        # LLV's mapping library JSON
-  llv remap take.gesichter --map daz.csv                   # arkit,target,weight table: take.daz.csv
-  llv remap takes/ --map rig.csv --out-dir curves/ --combine max --offset 01:00:00:00
-
 The output is the curve CSV of `llv retarget`: Timecode, then one column per
 target of the map, in the map's order, 10 decimals. target = weight x ARKit;
 several shapes driving one target add up (--combine sum) or take the largest
-(--combine max).";
+(--combine max).
+
+Examples:
+  llv remap take.csv --map cc4.json -o take.cc4.csv        # LLV's mapping library JSON
+  llv remap take.gesichter --map daz.csv                   # arkit,target,weight table: take.daz.csv
+  llv remap takes/ --map rig.csv --out-dir curves/ --combine max --offset 01:00:00:00";
 
 /// `llv remap IN --map MAP [-o OUT | --out-dir DIR] ...`.
 #[derive(clap::Args, Debug)]

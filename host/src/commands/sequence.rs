@@ -21,6 +21,11 @@ const FIRST_FRAME: i32 = 1337;
 
 /// `llv sequence OUT`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Examples:
+  llv sequence debug-all.gesichter                       # 61 shapes x 66 frames, -1 -> 1
+  llv sequence debug-jawopen.gesichter --shape JawOpen
+  llv sequence ramp.gesichter --seconds-per-shape 2 --min 0 --max 1")]
 pub struct Args {
     /// File to write (format from its name, native by default; `-` for standard output).
     output: PathBuf,

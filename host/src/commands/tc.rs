@@ -14,6 +14,9 @@ use crate::stop;
 
 /// `llv tc ...`.
 #[derive(ClapArgs, Debug)]
+#[command(after_help = "\
+Examples:
+  llv tc send --start 01:00:00:00 --rate 25 --to 10.0.0.20")]
 pub struct Args {
     #[command(subcommand)]
     action: Action,
@@ -22,13 +25,12 @@ pub struct Args {
 #[derive(Subcommand, Debug)]
 enum Action {
     /// Send Art-Net timecode (OpTimeCode, UDP 6454) from a start, at its real rate.
-    ///
-    /// Examples:
-    ///   llv tc send                                   # 00:00:00:00 at 30 fps to 127.0.0.1:6454
-    ///   llv tc send --start 01:00:00:00 --rate 25 --to 10.0.0.20
-    ///   llv tc send --rate 29.97 --start 00:59:59;28  # drop-frame
-    ///   llv tc send --to 255.255.255.255 --broadcast  # a whole subnet
-    #[command(verbatim_doc_comment)]
+    #[command(after_help = "\
+Examples:
+  llv tc send                                   # 00:00:00:00 at 30 fps to 127.0.0.1:6454
+  llv tc send --start 01:00:00:00 --rate 25 --to 10.0.0.20
+  llv tc send --rate 29.97 --start '00:59:59;28'   # drop-frame
+  llv tc send --to 255.255.255.255 --broadcast  # a whole subnet")]
     Send(SendArgs),
 }
 

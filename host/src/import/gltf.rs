@@ -15,7 +15,9 @@ use super::{Animation, Curve, Interpolation};
 /// Reads the morph-target weight curves of every animation in the file.
 pub fn load(path: &Path) -> Result<Animation> {
     let name = path.display();
-    let file = ::gltf::Gltf::open(path).with_context(|| format!("{name}: not glTF 2.0"))?;
+    let bytes = std::fs::File::open(path).with_context(|| format!("{name}: cannot read"))?;
+    let file = ::gltf::Gltf::from_reader(std::io::BufReader::new(bytes))
+        .with_context(|| format!("{name}: not glTF 2.0"))?;
     let mut animation = Animation::default();
     let buffers = load_buffers(path, &file, &mut animation.files)?;
     for anim in file.document.animations() {

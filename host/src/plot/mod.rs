@@ -206,8 +206,10 @@ fn columns(
 
 /// What a picture is written as: the name's extension says, `.png` or `.svg`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub enum Kind {
+    /// A PNG picture.
     Png,
+    /// An SVG drawing.
     Svg,
 }
 
@@ -227,6 +229,18 @@ impl Kind {
     }
 }
 
+/// The checks before plotting `input` into `out`, which a command that
+/// plots after other work runs first: `input` is a file, `out` is named
+/// `.png` or `.svg`, is not the input and exists only with `force`.
+pub fn check(input: &Path, out: &Path, force: bool) -> Result<Kind> {
+    if recording::is_stdio(input) {
+        bail!("plot reads the take twice: name a file, not standard input");
+    }
+    let kind = Kind::of(out)?;
+    output::check(out, &[input], force)?;
+    Ok(kind)
+}
+
 /// Draws the curves of `input` into `out` (PNG or SVG, by its name's
 /// extension; any other name is refused), written atomically, never over the
 /// take and replacing a file only with `force`.
@@ -237,11 +251,7 @@ pub fn plot_file(
     options: &PlotOptions,
     force: bool,
 ) -> Result<()> {
-    if recording::is_stdio(input) {
-        bail!("plot reads the take twice: name a file, not standard input");
-    }
-    let kind = Kind::of(out)?;
-    output::check(out, &[input], force)?;
+    let kind = check(input, out, force)?;
     register_font()?;
     let survey = survey(input, read)?;
     let shapes = match &options.shapes {

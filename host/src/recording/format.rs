@@ -15,6 +15,11 @@ use crate::take::Take;
 /// `.gesichter` names LLV's gzip, which it can.
 pub const NATIVE_EXTENSION: &str = ".gesichter-lines";
 
+/// A byte of the base64 alphabet (RFC 4648, with padding).
+fn is_base64(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'=')
+}
+
 /// A recording format (FORMATS.md section 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -57,6 +62,14 @@ impl Format {
             Some(line) if line.iter().any(|b| !b.is_ascii_graphic()) => {
                 bail!("not a recording: binary data that is neither gzip nor base64 lines")
             }
+            Some(line) if line.contains(&b',') => bail!(
+                "not a recording: a CSV whose first line is not a Live Link Face take's \
+                 header (`Timecode,BlendshapeCount,...`)"
+            ),
+            Some(line) if !line.iter().all(|b| is_base64(*b)) => bail!(
+                "not a recording: its first line is neither base64 lines, JSON, gzip \
+                 nor a Live Link Face CSV header"
+            ),
             _ => Ok(Format::Native),
         }
     }

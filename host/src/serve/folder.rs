@@ -24,9 +24,11 @@ use std::time::SystemTime;
 
 use heapless::Vec as Bounded;
 use llv_control::library::{
-    not_found, page_of, upload_refusal, Refusal, Take as LibraryTake, TakeLibrary,
+    not_found, page_of, resolve, upload_refusal, Refusal, Take as LibraryTake, TakeLibrary,
 };
-use llv_core::control::{CardStatus, ErrorCode, Fault, Place, TakeInfo, TakePage, LIVE_LINK_PORT};
+use llv_core::control::{
+    CardStatus, ErrorCode, Fault, Place, TakeInfo, TakePage, TakeRef, LIVE_LINK_PORT,
+};
 use llv_core::settings::{Settings, Target};
 use llv_core::take::{TakeHeader, TakeImage, UploadError, NAME_LEN};
 
@@ -224,12 +226,15 @@ impl TakeLibrary for Folder {
         Ok(page_of(takes, start, self.revision()))
     }
 
-    async fn open(&mut self, name: &str) -> Result<FolderTake, Refusal> {
-        let t = self.takes.get(name).ok_or_else(|| not_found(name))?;
-        Ok(FolderTake {
+    async fn open(&mut self, take: TakeRef<'_>) -> Result<(FolderTake, Place), Refusal> {
+        let found = self.takes.get(take.name);
+        let place = resolve(take, found.is_some(), false, false)?;
+        let t = found.ok_or_else(|| not_found(take.name))?;
+        let opened = FolderTake {
             header: t.header.clone(),
             take: t.take.clone(),
-        })
+        };
+        Ok((opened, place))
     }
 
     async fn begin_upload(
@@ -338,13 +343,15 @@ impl TakeLibrary for Folder {
         }
     }
 
-    async fn delete(&mut self, name: &str) -> Result<(), Refusal> {
+    async fn delete(&mut self, take: TakeRef<'_>) -> Result<Place, Refusal> {
         self.rescan();
-        let t = self.takes.get(name).ok_or_else(|| not_found(name))?;
+        let found = self.takes.get(take.name);
+        let place = resolve(take, found.is_some(), false, true)?;
+        let t = found.ok_or_else(|| not_found(take.name))?;
         std::fs::remove_file(&t.path)
             .map_err(|e| refused(ErrorCode::Flash, format!("{}: {e}", t.path.display())))?;
         self.rescan();
-        Ok(())
+        Ok(place)
     }
 
     fn settings(&self) -> &Settings {
@@ -358,14 +365,13 @@ impl TakeLibrary for Folder {
         Ok(())
     }
 
-    fn used_bytes(&self) -> u32 {
-        let sum: u64 = self.takes.values().map(|t| t.len).sum();
-        u32::try_from(sum).unwrap_or(u32::MAX)
+    fn used_bytes(&self) -> u64 {
+        self.takes.values().map(|t| t.len).sum()
     }
 
-    fn free_bytes(&self) -> u32 {
-        // A folder has no fixed size: as much as the protocol can say.
-        u32::MAX
+    fn free_bytes(&self) -> u64 {
+        // What an unprivileged writer may still use on the folder's file system.
+        rustix::fs::statvfs(&self.dir).map_or(0, |s| s.f_bavail.saturating_mul(s.f_frsize))
     }
 
     fn card(&self) -> Option<CardStatus> {

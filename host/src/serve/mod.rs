@@ -65,6 +65,11 @@ type Keeper = DoorKeeper<CriticalSectionRawMutex, SLOTS>;
 
 /// Arguments of `llv serve`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Examples:
+  llv serve ~/show/takes                                  # the folder as a box: control 11113, OSC 11114, mDNS
+  llv serve ~/show/takes --name stage-left --port 0 --osc-port 0 --json   # free ports, printed as JSON
+  llv serve ~/show/takes --bind 127.0.0.1 --no-discovery")]
 pub struct ServeArgs {
     /// The folder of recordings to serve as takes (uploads land here).
     pub dir: PathBuf,
@@ -132,12 +137,12 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         keeper: Box::leak(Box::new(DoorKeeper::new([None; SLOTS]))),
     };
     let address = (!args.bind.is_unspecified()).then_some(args.bind);
-    let player = Player::new(address, &settings, args.artnet_port, bad);
 
     let control = TcpListener::bind((args.bind, args.port))
         .with_context(|| format!("cannot listen on TCP {}:{}", args.bind, args.port))?;
     let (osc_udp, osc_tcp) = bind_osc(args.bind, args.osc_port.unwrap_or(settings.osc_port()))?;
     let ports = (control.local_addr()?.port(), osc_udp.local_addr()?.port());
+    let player = Player::new(address, ports.1, &settings, args.artnet_port, bad);
     if args.json {
         crate::outln!(
             "{}",
@@ -400,7 +405,7 @@ struct Responder {
 struct Records {
     name: String,
     ipv4: Option<Ipv4Addr>,
-    free: u32,
+    free: u64,
     playing: String,
 }
 

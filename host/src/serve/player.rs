@@ -52,6 +52,7 @@ struct State {
     /// The UDP port Art-Net timecode is chased on.
     artnet_port: u16,
     address: Option<[u8; 4]>,
+    osc_port: u16,
     subject: Option<String>,
     playback: Option<Running>,
     faults: Bounded<Fault, MAX_FAULTS>,
@@ -64,12 +65,15 @@ struct State {
 pub struct Player(Arc<Mutex<State>>);
 
 impl Player {
-    /// An idle player; `address` is what `Status` reports; `settings` the
-    /// ones in force; a chase listens for timecode on `artnet_port`;
+    /// An idle player; `address` and `osc_port` are what `Status` reports
+    /// (the address listened on, `None` for every interface, and the OSC
+    /// port served); `settings` the ones in force; a chase listens for
+    /// timecode on `artnet_port`;
     /// `ignored`: a stored setting that breaks the rules (reported as the
     /// box reports one until new settings are saved).
     pub fn new(
         address: Option<Ipv4Addr>,
+        osc_port: u16,
         settings: &Settings,
         artnet_port: u16,
         ignored: Option<SettingError>,
@@ -84,7 +88,8 @@ impl Player {
         Player(Arc::new(Mutex::new(State {
             started: Instant::now(),
             artnet_port,
-            address: address.map(|a| a.octets()),
+            address: Some(address.unwrap_or(Ipv4Addr::UNSPECIFIED).octets()),
+            osc_port,
             subject: settings.subject.as_ref().map(|s| s.to_string()),
             playback: None,
             faults,
@@ -271,6 +276,10 @@ impl Playback<FolderTake> for Player {
 
     fn address(&self) -> Option<[u8; 4]> {
         self.state().address
+    }
+
+    fn osc_port(&self) -> u16 {
+        self.state().osc_port
     }
 
     fn faults(&self) -> Bounded<Fault, MAX_FAULTS> {

@@ -34,9 +34,9 @@ use embedded_storage_async::nor_flash::NorFlash;
 use heapless::Vec;
 use llv_box_store::{Store, StoreFault, TakeReader};
 use llv_card::{Card, CardDriver, CardReader};
-use llv_control::library::{Refusal, Take, TakeLibrary};
+use llv_control::library::{missing, resolve, Refusal, Take, TakeLibrary};
 use llv_core::control::{
-    CardStatus, ErrorCode, Fault, Place, TakeInfo, TakePage, Wear, PAGE_TAKES,
+    CardStatus, ErrorCode, Fault, Place, TakeInfo, TakePage, TakeRef, Wear, PAGE_TAKES,
 };
 use llv_core::settings::Settings;
 use llv_core::take::TakeHeader;
@@ -127,12 +127,18 @@ impl<F: NorFlash, D: CardDriver> TakeLibrary for BoxLibrary<F, D> {
         Ok(page)
     }
 
-    async fn open(&mut self, name: &str) -> Result<BoxTake, Refusal> {
-        if let Ok(t) = self.store.reader(name) {
-            return Ok(BoxTake::Flash(t));
+    async fn open(&mut self, take: TakeRef<'_>) -> Result<(BoxTake, Place), Refusal> {
+        let name = take.name;
+        if take.place != Some(Place::Card) {
+            if let Ok(t) = self.store.reader(name) {
+                return Ok((BoxTake::Flash(t), Place::Internal));
+            }
+        }
+        if take.place == Some(Place::Internal) {
+            return Err(missing(take));
         }
         match self.card.reader(name).await {
-            Ok(reader) => Ok(BoxTake::Card(reader)),
+            Ok(reader) => Ok((BoxTake::Card(reader), Place::Card)),
             Err(e) => Err(card_error(&e, name)),
         }
     }
@@ -214,13 +220,22 @@ impl<F: NorFlash, D: CardDriver> TakeLibrary for BoxLibrary<F, D> {
         }
     }
 
-    async fn delete(&mut self, name: &str) -> Result<(), Refusal> {
-        if self.on_flash(name) {
-            let deleted = self.store.delete(name).await;
-            return deleted.map_err(|e| take_error(e, name));
+    async fn delete(&mut self, take: TakeRef<'_>) -> Result<Place, Refusal> {
+        let name = take.name;
+        let on_flash = self.on_flash(name);
+        let on_card = take.place != Some(Place::Internal) && self.on_card(name).await?;
+        let place = resolve(take, on_flash, on_card, true)?;
+        match place {
+            Place::Internal => {
+                let deleted = self.store.delete(name).await;
+                deleted.map_err(|e| take_error(e, name))?;
+            }
+            Place::Card => {
+                let deleted = self.card.delete(name).await;
+                deleted.map_err(|e| card_error(&e, name))?;
+            }
         }
-        let deleted = self.card.delete(name).await;
-        deleted.map_err(|e| card_error(&e, name))
+        Ok(place)
     }
 
     fn settings(&self) -> &Settings {
@@ -232,12 +247,12 @@ impl<F: NorFlash, D: CardDriver> TakeLibrary for BoxLibrary<F, D> {
         saved.map_err(store_error)
     }
 
-    fn used_bytes(&self) -> u32 {
-        self.store.used_bytes()
+    fn used_bytes(&self) -> u64 {
+        self.store.used_bytes().into()
     }
 
-    fn free_bytes(&self) -> u32 {
-        self.store.free_bytes()
+    fn free_bytes(&self) -> u64 {
+        self.store.free_bytes().into()
     }
 
     fn faults(&self) -> Vec<Fault, 2> {
