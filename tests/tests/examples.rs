@@ -102,3 +102,27 @@ fn the_docs_commands_on_the_examples_run_as_written() {
     let dao = llv_packets(&example("dao.gesichter"));
     assert_eq!(legacy, dao[..15]);
 }
+
+#[test]
+fn playing_dao_says_its_cadence_and_the_gap_it_keeps() {
+    let receiver = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let to = receiver.local_addr().unwrap().to_string();
+    let out = llv()
+        .args([
+            "play",
+            example("dao.gesichter").to_str().unwrap(),
+            "--to",
+            &to,
+        ])
+        .assert()
+        .success();
+    let said = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        said.contains(
+            "timed by the take's frame times: cadence 59.963 Hz, its gap of 7 frames kept"
+        ),
+        "{said}"
+    );
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    assert!(readme.contains("captured at 59.96 Hz with one gap of 7 frames"));
+}
