@@ -767,6 +767,7 @@ fn the_documents_examples_are_what_the_codec_writes() {
             ended: Ended::Stopped,
         }),
         clock: ClockSource::Emulated,
+        osc_port: 9000,
     }));
     let flowed = doc
         .split_whitespace()

@@ -127,10 +127,11 @@ Examples:
     /// lateness), uploads while it plays, asks for a power cycle and checks
     /// the autoplay, reads the clock source and the faults, and prints one
     /// report with pass or fail per item, ready to paste into an issue.
-    ///
-    /// Example (from the repository's root):
-    ///   llv box 192.168.1.50 check
-    #[command(verbatim_doc_comment)]
+    #[command(after_help = "\
+Examples:
+  llv box 192.168.1.50 check                      # from the repository's root
+  llv box 192.168.1.50 check --seconds 30 --no-reboot > bench-report.md
+  llv box 192.168.1.50 check --to 192.168.1.20:11111 --listen 0.0.0.0:11111")]
     Check(CheckArgs),
 }
 
