@@ -176,6 +176,15 @@ impl<D: CardDriver> Card<D> {
         self.scan.is_some() && self.mounted.is_some()
     }
 
+    /// The slot, when the next [`Card::step`] would ask it whether a card is
+    /// in with none mounted (which may initialise a card, up to its
+    /// power-up): have it [`CardPort::look`] first, outside whatever lock
+    /// holds this card, and the step takes that answer.
+    pub fn slot_to_look_at(&self) -> Option<&'static CardPort<D>> {
+        let look = self.looked.is_none_or(|at| at.elapsed() >= LOOK_EVERY);
+        (look && self.discard.is_none() && self.mounted.is_none()).then_some(self.port)
+    }
+
     /// Whether a volume is mounted.
     pub fn mounted(&self) -> bool {
         self.mounted.is_some()

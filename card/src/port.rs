@@ -76,12 +76,18 @@ pub trait CardDriver: Blocks + 'static {}
 
 impl<T: Blocks + 'static> CardDriver for T {}
 
+/// How long the answer of a [`CardPort::look`] stands for the next
+/// [`CardPort::present`] (longer than the library is held by an erase).
+pub const LOOK_STANDS: embassy_time::Duration = embassy_time::Duration::from_secs(5);
+
 /// The port's state: the driver, the block read last, the card's size.
 struct PortState<B> {
     blocks: B,
     fetched: Option<u32>,
     block: BlockBuf,
     size: u32,
+    /// The driver's answer to the last [`CardPort::look`], and when.
+    looked: Option<(embassy_time::Instant, Option<u64>)>,
 }
 
 /// The card slot: its driver and the block fetched last.
@@ -98,19 +104,34 @@ impl<B: Blocks> CardPort<B> {
                 fetched: None,
                 block: BlockBuf([0; BLOCK]),
                 size: 0,
+                looked: None,
             }),
         }
     }
 
-    /// Whether a card is in (asks the driver).
+    /// Whether a card is in: the answer of a [`CardPort::look`] made within
+    /// [`LOOK_STANDS`], else the driver's.
     pub async fn present(&self) -> bool {
         let mut s = self.state.lock().await;
-        let size = s.blocks.present().await;
+        let size = match s.looked.take() {
+            Some((at, size)) if at.elapsed() < LOOK_STANDS => size,
+            _ => s.blocks.present().await,
+        };
         s.size = size.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX));
         if size.is_none() {
             s.fetched = None;
         }
         size.is_some()
+    }
+
+    /// Asks the driver whether a card is in (initialising one that just came
+    /// in: up to its power-up, [`POWER_UP_LIMIT`]) for the next
+    /// [`CardPort::present`]: the box looks before it takes the library's
+    /// lock, so the library is not held through a card's power-up.
+    pub async fn look(&self) {
+        let mut s = self.state.lock().await;
+        let size = s.blocks.present().await;
+        s.looked = Some((embassy_time::Instant::now(), size));
     }
 
     /// Why the card in the slot cannot be used, if the driver says so

@@ -442,6 +442,37 @@ impl llv_card::Blocks for SlotBlocks {
 }
 
 #[test]
+fn a_look_made_before_a_step_is_the_answer_the_step_takes() {
+    let (_dir, path) = fat32();
+    let show = take("show", 20, 0);
+    let (slot, mut card) = in_slot(&path, &show);
+    embassy_futures::block_on(async {
+        // None mounted: the step would ask the slot. A look made first (as
+        // the box makes it, without the library's lock) found it empty; the
+        // card going in after it is not seen by the step.
+        slot.store(false, Ordering::Relaxed);
+        let port = card.slot_to_look_at().expect("a look is due");
+        port.look().await;
+        slot.store(true, Ordering::Relaxed);
+        assert_eq!(card.step().await, Scanned::Idle);
+        assert!(!card.mounted());
+        assert!(card.slot_to_look_at().is_none(), "looked at just now");
+        // Unused past LOOK_STANDS, a look's answer is asked again.
+        port.look().await;
+        embassy_time::MockDriver::get().advance(llv_card::port::LOOK_STANDS);
+        let mut steps = 0;
+        while !matches!(card.step().await, Scanned::Done) {
+            steps += 1;
+            assert!(steps < 1000, "no scan");
+        }
+        assert_eq!(names(&mut card).await, ["show"]);
+        // Mounted: reads find the card gone, no look is asked for.
+        assert!(card.slot_to_look_at().is_none());
+    });
+    assert_clean(&path);
+}
+
+#[test]
 fn a_fat16_card_and_a_long_take_read_from_the_start_and_near_the_end() {
     // 32 MiB is FAT16 with 2 KiB clusters; a take of 20 000 frames spans
     // hundreds of clusters and several FAT blocks.

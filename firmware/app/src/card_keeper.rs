@@ -3,11 +3,13 @@
 //! the doors at the library between pieces; notices a card pulled out; and
 //! plays the autoplay take once the first card scan since power-up found it.
 //!
-//! A card that is in but does not come up (the slot says it stays busy past
-//! its power-up deadline, which costs up to a second of the slot's time at
-//! every look) is looked at less and less often, down to once every
-//! [`BACKOFF_MAX`], and `Status` reports it unusable until it comes up or
-//! leaves the slot.
+//! A card is initialised (which takes up to its 1 s power-up) before the
+//! keeper takes the library ([`llv_card::CardPort::look`]), so the doors
+//! and the player are not held meanwhile. A card that is in but does not
+//! come up (the slot says it stays busy past its power-up deadline, which
+//! costs up to a second of the slot's time at every look) is looked at less
+//! and less often, down to once every [`BACKOFF_MAX`], and `Status` reports
+//! it unusable until it comes up or leaves the slot.
 
 use embassy_time::{Duration, Timer};
 use embedded_storage_async::nor_flash::NorFlash;
@@ -66,6 +68,12 @@ pub async fn keep_card<F: NorFlash, D: CardDriver>(
     let mut autoplayed = false;
     let mut backoff = Backoff::new();
     loop {
+        // A card that came in initialises (up to its 1 s power-up) without
+        // the library held: the doors and the player's top-up go on.
+        let slot = library.lock().await.card.slot_to_look_at();
+        if let Some(slot) = slot {
+            slot.look().await;
+        }
         let (scanned, unusable) = {
             let mut library = library.lock().await;
             let scanned = library.card.step().await;
