@@ -167,7 +167,7 @@ where
             };
             let extra = Extra {
                 allow,
-                close: head.body_len > 0,
+                close: head.body_len > 0 || e == RouteError::DotSegment,
                 ..json
             };
             return finish(io, status, extra, &out[..reply.1]).await;
