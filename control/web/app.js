@@ -47,9 +47,9 @@ function showStatus(info) {
   const s = info.status;
   $("token-box").hidden = true;
   // Another client added or deleted a take: the list is read again.
-  const store = s.used_bytes + "/" + (s.card ? s.card.takes : "");
-  if (lastStore !== null && store !== lastStore) loadTakes(false).catch(() => {});
-  lastStore = store;
+  const stored = s.used_bytes + "/" + (s.card ? s.card.takes : "");
+  if (lastStore !== null && stored !== lastStore) loadTakes(false).catch(() => {});
+  lastStore = stored;
   $("ident").textContent = [s.address || "no address yet", s.firmware, "protocol " + info.protocol, "API v" + info.api].join(" · ");
   const faults = $("faults");
   faults.replaceChildren(...s.faults.map((f) => el("li", f.code + ": " + f.detail)));
@@ -84,10 +84,9 @@ function showStatus(info) {
 
 async function loadTakes(more) {
   const start = more ? takes.length : 0;
-  const r = await api("GET", "takes?start=" + start);
-  const t = r.takes;
-  takes = more ? takes.concat(t.takes || []) : (t.takes || []);
   // The reply is {"takes": [...], "total": N[, "next": N]}.
+  const r = await api("GET", "takes?start=" + start);
+  takes = more ? takes.concat(r.takes) : r.takes;
   renderTakes(r);
 }
 
