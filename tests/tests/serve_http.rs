@@ -81,6 +81,13 @@ fn the_page_lists_plays_stops_sets_and_uploads_in_a_browser() {
     // The takes are listed.
     b.wait_text("#takes", "alex", Duration::from_secs(10));
     b.wait_text("#live", "live", Duration::from_secs(10));
+    let paint = b.run(
+        "const p = performance.getEntriesByName('first-contentful-paint')[0]; \
+         const bytes = performance.getEntriesByType('resource').concat(performance.getEntriesByType('navigation')) \
+           .filter(e => !e.name.includes('/api/')).reduce((n, e) => n + e.transferSize, 0); \
+         return {fcp_ms: p ? p.startTime : null, page_bytes: bytes};",
+    );
+    eprintln!("first contentful paint and page weight (with headers): {paint}");
     b.screenshot("1-takes");
 
     // Play, forever, to the receiver: frames arrive.
