@@ -278,12 +278,21 @@ function setLive(on) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// Reads the settings and the takes, again a second later while it fails
+// (the box's few HTTP connections may be busy a moment).
 async function start() {
-  try {
-    const s = await api("GET", "settings");
-    $("name").textContent = s.name && s.name !== "none" ? s.name : location.hostname;
-    await Promise.all([loadTakes(false), loadSettings()]);
-  } catch (e) {}
+  for (;;) {
+    try {
+      const s = await api("GET", "settings");
+      $("name").textContent = s.name && s.name !== "none" ? s.name : location.hostname;
+      await loadTakes(false);
+      await loadSettings();
+      return;
+    } catch (e) {
+      if (e.status === 401) return;
+      await sleep(1000);
+    }
+  }
 }
 
 $("token-form").onsubmit = (ev) => {

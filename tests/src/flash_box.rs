@@ -101,6 +101,8 @@ pub struct QemuBox {
     pub mdns: u16,
     /// The Art-Net timecode port (UDP 6454), forwarded to 127.0.0.1.
     pub artnet: u16,
+    /// The HTTP port (TCP 80: the page and its API), forwarded to 127.0.0.1.
+    pub http: u16,
 }
 
 impl QemuBox {
@@ -111,24 +113,25 @@ impl QemuBox {
 
     /// Boots `elf` on `flash` with the other command-line words `words`, and
     /// waits until its control port answers. Its OSC, mDNS and Art-Net ports
-    /// are forwarded too. The forwarded port is picked free
+    /// and HTTP ports are forwarded too. The forwarded port is picked free
     /// just before QEMU starts; should another process take it in between,
     /// QEMU cannot forward it and exits, and the boot is tried again on
     /// another port (at most three times).
     pub fn boot_with(elf: &Path, flash: &Path, words: &str) -> QemuBox {
         for _ in 0..3 {
-            let (port, osc, mdns, artnet) = (
+            let (port, osc, mdns, artnet, http) = (
                 free_port(),
                 free_port_both(),
                 free_udp_port(),
                 free_udp_port(),
+                free_port(),
             );
             let mut qemu = spawn_box(
                 elf,
                 &format!(
                     ",hostfwd=tcp:127.0.0.1:{port}-:11113,hostfwd=tcp:127.0.0.1:{osc}-:11114,\
                      hostfwd=udp:127.0.0.1:{osc}-:11114,hostfwd=udp:127.0.0.1:{mdns}-:5353,\
-                     hostfwd=udp:127.0.0.1:{artnet}-:6454"
+                     hostfwd=udp:127.0.0.1:{artnet}-:6454,hostfwd=tcp:127.0.0.1:{http}-:80"
                 ),
                 &format!("flash={} {words}", flash.display()),
             );
@@ -143,6 +146,7 @@ impl QemuBox {
                         osc,
                         mdns,
                         artnet,
+                        http,
                     };
                 }
                 if let Some(status) = qemu.child().try_wait().unwrap() {

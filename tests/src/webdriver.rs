@@ -1,7 +1,8 @@
 //! A headless Chromium driven over W3C WebDriver (Debian's `chromium` and
 //! `chromium-driver`): the few commands the page's tests use, spoken over
 //! plain HTTP/JSON to `chromedriver` on 127.0.0.1. No async runtime: the
-//! tests are threads, and WebDriver is one request at a time.
+//! tests are threads, and WebDriver is one request at a time. Plain HTTP
+//! requests ([`http`]) for the API beside the browser.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -66,6 +67,20 @@ pub fn read_reply(stream: &mut TcpStream) -> std::io::Result<(u16, Vec<u8>)> {
         }
     }
     Ok((status, body))
+}
+
+/// One HTTP/1.1 request to 127.0.0.1:`port` on a connection of its own
+/// (closed after it): status and body.
+pub fn http(port: u16, method: &str, path: &str, body: &[u8]) -> std::io::Result<(u16, Vec<u8>)> {
+    let mut s = TcpStream::connect(("127.0.0.1", port))?;
+    s.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes())?;
+    s.write_all(body)?;
+    read_reply(&mut s)
 }
 
 /// One browser session.

@@ -35,14 +35,16 @@ pub use serve::serve_http_connection;
 
 /// The API's version, in its paths (`/api/v1/`) and in the status.
 pub const API_VERSION: u64 = 1;
-/// Largest request head (request line and headers).
-pub const HEAD_MAX: usize = 2048;
+/// Largest request head (request line and headers): a browser's are 500
+/// to 800 bytes.
+pub const HEAD_MAX: usize = 1024;
 /// Most headers of a request.
 pub const MAX_HEADERS: usize = 24;
 /// Longest path with its query.
 pub const MAX_PATH: usize = 256;
-/// Largest reply body (the status, a page of takes, the settings).
-pub const OUT_MAX: usize = 2048;
+/// Largest reply body (the status, the settings; a page of takes says
+/// where the next starts when more follow).
+pub const OUT_MAX: usize = 1024;
 
 /// Memory for one HTTP connection: the request head, a body chunk, the reply.
 pub struct HttpBuffers {

@@ -118,7 +118,7 @@ impl<'b> Input<'b> {
                 Err(e) => return Err(e),
             }
             if self.len == HEAD_MAX {
-                return Err(HeadError::Refuse(431, "request head over 2048 bytes"));
+                return Err(HeadError::Refuse(431, "request head over 1024 bytes"));
             }
             match with_deadline(whole_by, io.read(&mut self.buf[self.len..])).await {
                 Err(_) => return Err(HeadError::TimedOut),

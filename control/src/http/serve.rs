@@ -11,11 +11,11 @@ use llv_core::take::{TakeHeader, MAX_CHUNK, NAME_LEN};
 
 use super::api::{self, hello, refuse, reply, run, PlayForm, SettingsForm};
 use super::request::{Head, HeadError, Input, Method};
-use super::response::{send, Extra};
+use super::response::{code_name, error_json, send, status_of, Extra};
 use super::route::{route, Route, RouteError};
 use super::{HttpBuffers, OUT_MAX};
 use crate::door::{Control, Ended, Seat, READ_AHEAD_POLL};
-use crate::library::TakeLibrary;
+use crate::library::{Refusal, TakeLibrary};
 use crate::osc::Subscription;
 use crate::session::{Playback, Session, Verdict};
 use crate::worker::Finish;
@@ -243,10 +243,13 @@ where
             }
             return match upload(io, input, head, name, place, session, control, device, body).await
             {
-                Ok(response) => {
-                    let (status, n) = reply(&response, out);
-                    let status = if status == 200 { 201 } else { status };
-                    finish(io, status, json, &out[..n]).await
+                Ok(None) => {
+                    let n = reply(&Response::Ok, out).1;
+                    finish(io, 201, json, &out[..n]).await
+                }
+                Ok(Some(Refusal { code, detail })) => {
+                    let n = error_json(out, code_name(code), &detail, None);
+                    finish(io, status_of(code), json, &out[..n]).await
                 }
                 Err(ended) => Next::End(ended),
             };
@@ -270,60 +273,83 @@ where
         }
         Err(None) => return Next::End(Ended::TimedOut),
     };
-    let response = match route {
-        Route::Status => run(session, Request::Status, control, device).await,
+    // Each arm renders its reply before the next wait: no response is
+    // held in the connection's future.
+    let (status, n) = match route {
+        Route::Status => answer(session, Request::Status, control, device, out).await,
         Route::Takes => match api::list_request(head.query()) {
-            Ok(request) => run(session, request, control, device).await,
-            Err(why) => {
-                let n = refuse(400, "Invalid", why, Some("start"), out).1;
-                return finish(io, 400, json, &out[..n]).await;
-            }
+            Ok(request) => answer(session, request, control, device, out).await,
+            Err(why) => refuse(400, "Invalid", why, Some("start"), out),
         },
-        Route::Stop => run(session, Request::Stop, control, device).await,
+        Route::Stop => answer(session, Request::Stop, control, device, out).await,
         Route::Play => match PlayForm::parse([head.query(), form]) {
-            Ok(play) => run(session, play.request(), control, device).await,
-            Err((field, why)) => {
-                let n = refuse(400, "Invalid", why, Some(field), out).1;
-                return finish(io, 400, json, &out[..n]).await;
-            }
+            Ok(play) => answer(session, play.request(), control, device, out).await,
+            Err((field, why)) => refuse(400, "Invalid", why, Some(field), out),
         },
         Route::Take(raw) => {
             let mut name = [0u8; NAME_LEN * 3];
             match api::take_name(raw, &mut name) {
-                Ok(name) => run(session, Request::Delete { name }, control, device).await,
-                Err(why) => {
-                    let n = refuse(400, "Invalid", why, Some("name"), out).1;
-                    return finish(io, 400, json, &out[..n]).await;
-                }
+                Ok(name) => answer(session, Request::Delete { name }, control, device, out).await,
+                Err(why) => refuse(400, "Invalid", why, Some("name"), out),
             }
         }
         Route::Settings if head.method == Method::Post => {
-            let current = control.library.lock().await.settings().clone();
-            let parsed = SettingsForm::parse(form, &current, out);
-            let changes = match parsed {
-                Ok(changes) => changes,
-                Err((status, n)) => return finish(io, status, json, &out[..n]).await,
-            };
-            let response = run(session, changes.request(), control, device).await;
-            if let Response::Error { code, detail } = &response {
-                let field = changes.field(&current, device.sender());
-                let status = super::response::status_of(*code);
-                let n = super::response::error_json(
-                    out,
-                    super::response::code_name(*code),
-                    detail,
-                    field,
-                );
-                return finish(io, status, json, &out[..n]).await;
-            }
-            response
+            save_settings(form, session, control, device, out).await
         }
-        Route::Settings => run(session, Request::GetSettings, control, device).await,
+        Route::Settings => answer(session, Request::GetSettings, control, device, out).await,
         Route::Events => return events(io, session, control, device, seat, out).await,
-        Route::Asset(_) => Response::Ok,
+        Route::Asset(_) => refuse(404, "NotFound", "nothing at that path", None, out),
     };
-    let (status, n) = reply(&response, out);
     finish(io, status, json, &out[..n]).await
+}
+
+/// Runs `request` and writes its reply into `out`.
+async fn answer<M, L, D, W>(
+    session: &mut Session,
+    request: Request<'_>,
+    control: &Control<'_, M, L, W>,
+    device: &mut D,
+    out: &mut [u8; OUT_MAX],
+) -> api::Reply
+where
+    M: RawMutex,
+    L: TakeLibrary,
+    W: Finish<M, L>,
+    D: Playback<L::Take>,
+{
+    let response = run(session, request, control, device).await;
+    reply(&response, out)
+}
+
+/// `POST /api/v1/settings`: the form's changes by the settings grammar,
+/// stored as one `SetSettings`; a refusal names the key at fault.
+async fn save_settings<M, L, D, W>(
+    form: &str,
+    session: &mut Session,
+    control: &Control<'_, M, L, W>,
+    device: &mut D,
+    out: &mut [u8; OUT_MAX],
+) -> api::Reply
+where
+    M: RawMutex,
+    L: TakeLibrary,
+    W: Finish<M, L>,
+    D: Playback<L::Take>,
+{
+    let current = control.library.lock().await.settings().clone();
+    let changes = match SettingsForm::parse(form, &current, out) {
+        Ok(changes) => changes,
+        Err(reply) => return reply,
+    };
+    let response = run(session, changes.request(), control, device).await;
+    match &response {
+        Response::Error { code, detail } => {
+            let field = changes.field(&current, device.sender());
+            let n = error_json(out, code_name(*code), detail, field);
+            (status_of(*code), n)
+        }
+        response => reply(response, out),
+    }
 }
 
 /// Sends the response; the connection goes on unless it closes.
@@ -389,7 +415,7 @@ async fn upload<T, M, L, D, W>(
     control: &Control<'_, M, L, W>,
     device: &mut D,
     body: &mut [u8; MAX_CHUNK],
-) -> Result<Response, Ended>
+) -> Result<Option<Refusal>, Ended>
 where
     T: Read + Write,
     M: RawMutex,
@@ -415,8 +441,8 @@ where
         crc32,
         place,
     };
-    let mut response = run(session, begin, control, device).await;
-    while matches!(response, Response::Ok) {
+    let mut refused = refusal(run(session, begin, control, device).await);
+    while refused.is_none() {
         if session.chunk_erases_first(offset, len, &*control.library.lock().await) {
             // Back-to-back erases would starve the player's read-ahead.
             let until = Instant::now() + control.limits.read_ahead;
@@ -428,9 +454,9 @@ where
             offset,
             data: &body[..len],
         };
-        response = run(session, chunk, control, device).await;
+        refused = refusal(run(session, chunk, control, device).await);
         offset += len as u32;
-        if !matches!(response, Response::Ok) || offset >= total {
+        if refused.is_some() || offset >= total {
             break;
         }
         len = ((total - offset) as usize).min(MAX_CHUNK);
@@ -440,8 +466,9 @@ where
             Err(_) => return Err(Ended::TimedOut),
         }
     }
-    if matches!(response, Response::Ok) {
-        return Ok(run(session, Request::UploadCommit, control, device).await);
+    if refused.is_none() {
+        refused = refusal(run(session, Request::UploadCommit, control, device).await);
+        return Ok(refused);
     }
     // Refused: the rest of the body is read and dropped, so the refusal reaches the client.
     while offset < total {
@@ -451,7 +478,15 @@ where
             _ => return Err(Ended::Refused),
         }
     }
-    Ok(response)
+    Ok(refused)
+}
+
+/// The refusal a response carries (an upload's steps answer `Ok` or one).
+fn refusal(response: Response) -> Option<Refusal> {
+    match response {
+        Response::Error { code, detail } => Some(Refusal { code, detail }),
+        _ => None,
+    }
 }
 
 /// What makes a pushed status worth sending besides what plays.
@@ -494,24 +529,26 @@ where
     let mut progress_at = Instant::now();
     let mut scratch = [0u8; 16];
     loop {
-        let response = run(session, Request::Status, control, device).await;
-        let now = Instant::now();
-        let (due, ended) = match &response {
-            Response::Status(s) => {
-                let changed = key != Some(store_key(s));
-                key = Some(store_key(s));
-                let progress = s.playing.is_some() && now >= progress_at;
-                (
-                    subscription.due(now, s.playing.as_ref()) || changed || progress,
-                    false,
-                )
+        // Rendered at once: no status is held across the sending.
+        let (due, ended, n) = {
+            let response = run(session, Request::Status, control, device).await;
+            let now = Instant::now();
+            match &response {
+                Response::Status(s) => {
+                    let changed = key != Some(store_key(s));
+                    key = Some(store_key(s));
+                    let progress = s.playing.is_some() && now >= progress_at;
+                    let due = subscription.due(now, s.playing.as_ref()) || changed || progress;
+                    if due {
+                        progress_at = now + PROGRESS;
+                    }
+                    (due, false, if due { reply(&response, out).1 } else { 0 })
+                }
+                // The token changed: the last event says so, and the stream ends.
+                _ => (true, true, reply(&response, out).1),
             }
-            // The token changed: the last event says so, and the stream ends.
-            _ => (true, true),
         };
         if due {
-            progress_at = now + PROGRESS;
-            let (_, n) = reply(&response, out);
             let sent = async {
                 io.write_all(if ended {
                     b"event: refused\ndata: "
