@@ -6,7 +6,7 @@ use embassy_futures::select::{select, Either};
 use embassy_sync::blocking_mutex::raw::RawMutex;
 use embassy_time::{with_deadline, Instant, Timer};
 use embedded_io_async::{Read, Write};
-use llv_core::control::{Request, Response, Status};
+use llv_core::control::{Request, Response};
 use llv_core::take::{TakeHeader, MAX_CHUNK, NAME_LEN};
 
 use super::api::{self, hello, refuse, reply, run, PlayForm, SettingsForm};
@@ -489,21 +489,12 @@ fn refusal(response: Response) -> Option<Refusal> {
     }
 }
 
-/// What makes a pushed status worth sending besides what plays.
-fn store_key(s: &Status) -> (u32, u32, usize, Option<u32>) {
-    (
-        s.used_bytes,
-        s.free_bytes,
-        s.faults.len(),
-        s.last.as_ref().map(|l| l.frames),
-    )
-}
-
 /// `GET /api/v1/events`: the status (as `GET /api/v1/status` answers it)
 /// as Server-Sent Events: at once, within [`crate::Limits::push_poll`] of a
-/// change (what plays, its loops, the chase, the store, faults, the last
-/// playback), every [`PROGRESS`] while a take plays and every second
-/// otherwise, until the client goes or its token stops being the box's.
+/// change of what plays (the take, playing or not, its loops, the chase
+/// state), every [`PROGRESS`] while a take plays and every second otherwise
+/// (the store, faults, the last playback), until the client goes or its
+/// token stops being the box's.
 async fn events<T, M, L, D, W>(
     io: &mut T,
     session: &mut Session,
@@ -525,28 +516,27 @@ where
     }
     let mut subscription = Subscription::default();
     subscription.start(Instant::now(), crate::osc::MAX_SUBSCRIPTION_S);
-    let mut key = None;
     let mut progress_at = Instant::now();
     let mut scratch = [0u8; 16];
     loop {
-        // Rendered at once: no status is held across the sending.
-        let (due, ended, n) = {
+        // What plays is looked at every push poll without the library (as
+        // the OSC door does); the whole status, which takes the library's
+        // lock, only when due.
+        let now = Instant::now();
+        let playing = device.playing();
+        let progress = playing.is_some() && now >= progress_at;
+        let due = subscription.due(now, playing.as_ref()) || progress;
+        let (ended, n) = if due {
+            progress_at = now + PROGRESS;
+            // Rendered at once: no status is held across the sending.
             let response = run(session, Request::Status, control, device).await;
-            let now = Instant::now();
             match &response {
-                Response::Status(s) => {
-                    let changed = key != Some(store_key(s));
-                    key = Some(store_key(s));
-                    let progress = s.playing.is_some() && now >= progress_at;
-                    let due = subscription.due(now, s.playing.as_ref()) || changed || progress;
-                    if due {
-                        progress_at = now + PROGRESS;
-                    }
-                    (due, false, if due { reply(&response, out).1 } else { 0 })
-                }
+                Response::Status(_) => (false, reply(&response, out).1),
                 // The token changed: the last event says so, and the stream ends.
-                _ => (true, true, reply(&response, out).1),
+                _ => (true, reply(&response, out).1),
             }
+        } else {
+            (false, 0)
         };
         if due {
             let sent = async {
