@@ -157,6 +157,23 @@ fn the_page_lists_plays_stops_sets_and_uploads_in_a_browser() {
     assert!(played == expected, "the uploaded take played other bytes");
     b.wait_text("#last", "phone, 120 frames", Duration::from_secs(5));
     b.screenshot("6-uploaded-take-played");
+
+    // Another client sets a token: the page asks for it, then works with it.
+    let (status, _) = http(serve.http, "POST", "/api/v1/settings", b"token=sesame");
+    assert_eq!(status, 200);
+    b.wait("the token asked for", Duration::from_secs(10), || {
+        (b.run("return document.getElementById('token-box').hidden") == false).then_some(())
+    });
+    b.wait_text("#live", "offline", Duration::from_secs(5));
+    b.screenshot("7-token-asked");
+    b.type_into(&b.element("#token"), "sesame");
+    b.click(&b.element("#token-form button"));
+    b.wait_text("#live", "live", Duration::from_secs(10));
+    b.wait("the token box gone", Duration::from_secs(5), || {
+        (b.run("return document.getElementById('token-box').hidden") == true).then_some(())
+    });
+    b.wait_text("#takes", "phone", Duration::from_secs(5));
+    b.screenshot("8-token-given");
 }
 
 #[test]
