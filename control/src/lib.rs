@@ -15,6 +15,7 @@
 //! | [`pace`] | settings saves paced to spare the flash: [`Paced`] |
 //! | [`connection`] | the binary protocol's door: [`serve_connection`] over any async stream |
 //! | [`osc`] | the OSC door over UDP and TCP, its replies and subscriptions |
+//! | [`http`] | the HTTP door: the page and the JSON API, Server-Sent Events |
 //! | [`render`] | responses as JSON, for the doors that speak it |
 //! | [`json`] | the bounded JSON writer |
 //! | [`mdns`] | the mDNS/DNS-SD records and answers (`NAME.local`, `_llv._tcp`, `_osc._udp`) |
@@ -29,6 +30,7 @@ extern crate std;
 
 pub mod connection;
 pub mod door;
+pub mod http;
 pub mod json;
 pub mod keeper;
 pub mod library;

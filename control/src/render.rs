@@ -1,8 +1,11 @@
 //! The protocol's responses as JSON, the same for every door that speaks
 //! JSON (OSC replies; the HTTP API).
 
+use core::fmt::Write as _;
+
 use heapless::String;
 use llv_core::control::{CardStatus, FaultCode, Status, TakeInfo};
+use llv_core::settings::Settings;
 
 use crate::json::Json;
 
@@ -55,7 +58,22 @@ pub fn status_json(j: &mut Json<'_>, s: &Status) {
                 }
                 number(j, "locates", u64::from(c.locates));
             }
-            j.raw("}");
+            number(j, "max_late_us", u64::from(p.max_late_us));
+            j.raw(",");
+            j.key("targets");
+            j.raw("[");
+            for (i, t) in p.targets.iter().enumerate() {
+                if i > 0 {
+                    j.raw(",");
+                }
+                j.raw("{");
+                j.key("target");
+                text(j, format_args!("{}", t.target));
+                number(j, "sent", u64::from(t.sent));
+                number(j, "dropped", u64::from(t.dropped));
+                j.raw("}");
+            }
+            j.raw("]}");
         }
         None => j.raw("null"),
     }
@@ -103,6 +121,104 @@ pub fn status_json(j: &mut Json<'_>, s: &Status) {
     j.key("clock");
     j.string(s.clock.name());
     number(j, "osc_port", u64::from(s.osc_port));
+    j.raw("}");
+}
+
+/// `text`, or `none` without one (the grammar's word for no value).
+fn none(text: Option<&str>) -> &str {
+    text.unwrap_or("none")
+}
+
+/// Writes `args` as a JSON string (at most 64 bytes of it).
+fn text(j: &mut Json<'_>, args: core::fmt::Arguments<'_>) {
+    let mut text: String<64> = String::new();
+    let _ = text.write_fmt(args);
+    j.string(&text);
+}
+
+/// The settings as `{"targets":"...","autoplay":"...",...,"token_set":bool}`:
+/// each key of the settings grammar (`llv_core::settings::grammar`) with its
+/// value in the grammar's text, so it can be given back as it is. The token
+/// is never shown: `token_set` says whether there is one.
+pub fn settings_json(j: &mut Json<'_>, s: &Settings, token_set: bool) {
+    let pair = |j: &mut Json<'_>, key: &str, args: core::fmt::Arguments<'_>| {
+        j.raw(if key == "targets" { "{" } else { "," });
+        j.key(key);
+        text(j, args);
+    };
+    let mut targets: String<96> = String::new();
+    for (i, t) in s.targets.iter().enumerate() {
+        let _ = write!(targets, "{}{t}", if i > 0 { "," } else { "" });
+    }
+    pair(
+        j,
+        "targets",
+        format_args!("{}", if targets.is_empty() { "none" } else { &targets }),
+    );
+    pair(
+        j,
+        "autoplay",
+        format_args!("{}", none(s.autoplay.as_ref().map(|a| a.take.as_str()))),
+    );
+    pair(
+        j,
+        "autoplay-loops",
+        format_args!("{}", s.autoplay.as_ref().map_or(0, |a| a.loop_count)),
+    );
+    pair(j, "subject", format_args!("{}", none(s.subject.as_deref())));
+    match &s.address {
+        Some(a) => {
+            let ip = core::net::Ipv4Addr::from(a.ip);
+            match a.gateway {
+                Some(gw) => pair(
+                    j,
+                    "address",
+                    format_args!("{ip}/{},{}", a.prefix_len, core::net::Ipv4Addr::from(gw)),
+                ),
+                None => pair(j, "address", format_args!("{ip}/{}", a.prefix_len)),
+            }
+        }
+        None => pair(j, "address", format_args!("dhcp")),
+    }
+    pair(j, "name", format_args!("{}", none(s.name.as_deref())));
+    match s.osc_port {
+        Some(p) => pair(j, "osc-port", format_args!("{p}")),
+        None => pair(j, "osc-port", format_args!("default")),
+    }
+    match s.reply_port {
+        Some(p) => pair(j, "reply-port", format_args!("{p}")),
+        None => pair(j, "reply-port", format_args!("none")),
+    }
+    match &s.chase {
+        None => pair(j, "chase", format_args!("off")),
+        Some(c) => {
+            match &c.offset {
+                Some(tc) => pair(
+                    j,
+                    "chase",
+                    format_args!(
+                        "{:02}:{:02}:{:02}:{:02}",
+                        tc.hours, tc.minutes, tc.seconds, tc.frames
+                    ),
+                ),
+                None => pair(j, "chase", format_args!("own")),
+            }
+            pair(j, "chase-stream", format_args!("{}", c.stream));
+            pair(
+                j,
+                "chase-freewheel",
+                format_args!("{}.{:03}", c.freewheel_ms / 1000, c.freewheel_ms % 1000),
+            );
+            pair(
+                j,
+                "chase-hold",
+                format_args!("{}", if c.hold { "on" } else { "off" }),
+            );
+        }
+    }
+    j.raw(",");
+    j.key("token_set");
+    j.raw(if token_set { "true" } else { "false" });
     j.raw("}");
 }
 

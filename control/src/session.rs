@@ -184,12 +184,19 @@ impl Session {
     /// Whether `body` is a chunk of this connection's upload that holds the
     /// library for long (erases a flash block) before it is written.
     pub fn erases_first<L: TakeLibrary>(&self, body: &[u8], library: &L) -> bool {
-        match (decode::<Request<'_>>(body), self.upload) {
-            (Ok(Request::UploadChunk { offset, data }), Some(id)) => {
-                library.chunk_waits(id, offset, data.len())
+        match decode::<Request<'_>>(body) {
+            Ok(Request::UploadChunk { offset, data }) => {
+                self.chunk_erases_first(offset, data.len(), library)
             }
             _ => false,
         }
+    }
+
+    /// Whether a chunk of `len` bytes at `offset` of this connection's
+    /// upload holds the library for long (erases a flash block) before it is written.
+    pub fn chunk_erases_first<L: TakeLibrary>(&self, offset: u32, len: usize, library: &L) -> bool {
+        self.upload
+            .is_some_and(|id| library.chunk_waits(id, offset, len))
     }
 
     /// Decodes `body` and handles it as far as it goes without waiting

@@ -52,6 +52,8 @@ pub enum Door {
     Control,
     /// OSC over TCP.
     Osc,
+    /// HTTP: the page and its API.
+    Http,
 }
 
 /// A connection holding a slot.

@@ -101,6 +101,8 @@ pub struct QemuBox {
     pub mdns: u16,
     /// The Art-Net timecode port (UDP 6454), forwarded to 127.0.0.1.
     pub artnet: u16,
+    /// The HTTP port (TCP 80: the page and its API), forwarded to 127.0.0.1.
+    pub http: u16,
 }
 
 impl QemuBox {
@@ -111,7 +113,7 @@ impl QemuBox {
 
     /// Boots `elf` on `flash` with the other command-line words `words`, and
     /// waits until its control port answers. Its OSC, mDNS and Art-Net ports
-    /// are forwarded too. The forwarded port is picked free
+    /// and HTTP ports are forwarded too. The forwarded port is picked free
     /// just before QEMU starts; should another process take it in between,
     /// QEMU cannot forward it and exits, and the boot is tried again on
     /// another port (at most three times).
@@ -122,6 +124,7 @@ impl QemuBox {
                 free_port_both(),
                 free_udp_port(),
                 free_udp_port(),
+                free_port(),
             );
             if let Some(b) = Self::boot_on(elf, flash, words, ports) {
                 return b;
@@ -136,7 +139,7 @@ impl QemuBox {
     /// back at its address; tries three times should QEMU not get a port
     /// back at once.
     pub fn power_cycle(self, elf: &Path, flash: &Path, words: &str) -> QemuBox {
-        let ports = (self.port, self.osc, self.mdns, self.artnet);
+        let ports = (self.port, self.osc, self.mdns, self.artnet, self.http);
         drop(self);
         for _ in 0..3 {
             if let Some(b) = Self::boot_on(elf, flash, words, ports) {
@@ -147,20 +150,20 @@ impl QemuBox {
         panic!("QEMU did not boot again on its ports three times");
     }
 
-    /// One boot on the host ports `(control, osc, mdns, artnet)`; `None` if
+    /// One boot on the host ports `(control, osc, mdns, artnet, http)`; `None` if
     /// QEMU exited (it could not forward a port).
     fn boot_on(
         elf: &Path,
         flash: &Path,
         words: &str,
-        (port, osc, mdns, artnet): (u16, u16, u16, u16),
+        (port, osc, mdns, artnet, http): (u16, u16, u16, u16, u16),
     ) -> Option<QemuBox> {
         let mut qemu = spawn_box(
             elf,
             &format!(
                 ",hostfwd=tcp:127.0.0.1:{port}-:11113,hostfwd=tcp:127.0.0.1:{osc}-:11114,\
                  hostfwd=udp:127.0.0.1:{osc}-:11114,hostfwd=udp:127.0.0.1:{mdns}-:5353,\
-                 hostfwd=udp:127.0.0.1:{artnet}-:6454"
+                 hostfwd=udp:127.0.0.1:{artnet}-:6454,hostfwd=tcp:127.0.0.1:{http}-:80"
             ),
             &format!("flash={} {words}", flash.display()),
         );
@@ -175,6 +178,7 @@ impl QemuBox {
                     osc,
                     mdns,
                     artnet,
+                    http,
                 });
             }
             if let Some(status) = qemu.child().try_wait().unwrap() {

@@ -11,6 +11,7 @@
 //! | [`flash_box`] | a box with a flash file under QEMU: its ports, requests, what it plays |
 //! | [`card`] | card images (MBR, `mkfs.fat`), a box booted on one, arrival times and lateness |
 //! | [`sync`] | two boxes and an Art-Net timecode master: chase errors, skew |
+//! | [`webdriver`] | a headless Chromium driven over WebDriver, its screenshots in `target/browser/` |
 //! | [`phone`] | the real phone take cut and moved for chases, which frame arrived, chase errors |
 
 pub mod card;
@@ -22,6 +23,7 @@ pub mod phone;
 pub mod qemu;
 pub mod show;
 pub mod sync;
+pub mod webdriver;
 
 pub use cli::{interrupt, llv, llv_measured, llv_path, Ended, Measured, Recorder};
 pub use files::{example, fixture, llv_packets, native_packets, recording_packets, repo_root};

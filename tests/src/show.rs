@@ -55,6 +55,8 @@ pub struct Serve {
     pub control: u16,
     /// Its OSC port (UDP and TCP).
     pub osc: u16,
+    /// Its HTTP port (the page and its API).
+    pub http: u16,
     /// Its name.
     pub name: String,
 }
@@ -100,6 +102,7 @@ impl Serve {
             child,
             control: v["control"].as_u64().unwrap() as u16,
             osc: v["osc"].as_u64().unwrap() as u16,
+            http: v["http"].as_u64().unwrap() as u16,
             name: v["name"].as_str().unwrap().to_string(),
         }
     }

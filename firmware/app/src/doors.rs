@@ -2,7 +2,8 @@
 //! settings, 11114 by default, read at power-up), served by
 //! `llv_control::osc` through the same session as the control port; and
 //! the mDNS/DNS-SD responder (`llv_control::mdns`) on UDP 5353, so the
-//! box is `NAME.local` and lists as `_llv._tcp` and `_osc._udp`.
+//! box is `NAME.local` and lists as `_llv._tcp` and `_osc._udp`; and the
+//! page and its HTTP API (`crate::web`, feature `http`).
 //!
 //! Replies and pushes wait at most [`SEND_WAIT`] for room in their socket:
 //! a reply is not worth holding a door for, and nothing here ever touches
@@ -33,11 +34,13 @@ use llv_core::settings::BOX_NAME_LEN;
 use llv_core::take::NAME_LEN;
 
 use crate::device::{BoxDevice, BoxState};
-use crate::door_slots::{BoxKeeper, CONTROL_SLOTS, OSC_SLOTS};
+use crate::door_slots::{BoxKeeper, CONTROL_SLOTS, HTTP_SLOTS, OSC_SLOTS};
 use crate::fmt::{info, warning};
+#[cfg(feature = "http")]
+use crate::web::{self, HttpMemory};
 
-/// Sockets of the show doors: OSC UDP, the OSC TCP connections, mDNS.
-pub const SOCKETS: usize = 1 + OSC_SLOTS + 1;
+/// Sockets of the show doors: OSC UDP, the OSC TCP connections, mDNS, the HTTP connections.
+pub const SOCKETS: usize = 1 + OSC_SLOTS + 1 + HTTP_SLOTS;
 /// The longest a reply or push waits for room in its socket.
 pub const SEND_WAIT: Duration = Duration::from_millis(50);
 /// How often the responder looks whether its records changed (to announce them).
@@ -76,6 +79,8 @@ pub struct DoorBuffers {
     mdns_tx_meta: [PacketMetadata; 2],
     mdns_tx: [u8; mdns::MAX_MESSAGE],
     mdns_out: [u8; mdns::MAX_MESSAGE],
+    #[cfg(feature = "http")]
+    http: [HttpMemory; HTTP_SLOTS],
 }
 
 impl DoorBuffers {
@@ -99,6 +104,8 @@ impl DoorBuffers {
             mdns_tx_meta: [PacketMetadata::EMPTY; 2],
             mdns_tx: [0; mdns::MAX_MESSAGE],
             mdns_out: [0; mdns::MAX_MESSAGE],
+            #[cfg(feature = "http")]
+            http: [const { HttpMemory::new() }; HTTP_SLOTS],
         }
     }
 }
@@ -162,6 +169,8 @@ pub async fn serve<F: NorFlash, D: CardDriver>(
         mdns_tx_meta,
         mdns_tx,
         mdns_out,
+        #[cfg(feature = "http")]
+        http,
     } = buffers;
     let port = identity.osc_port;
     info!("OSC port {} (UDP and TCP)", port);
@@ -217,7 +226,11 @@ pub async fn serve<F: NorFlash, D: CardDriver>(
         (mdns_rx_meta, mdns_rx, mdns_tx_meta, mdns_tx),
         mdns_out,
     );
-    join3(udp_door, tcp_doors, responder).await;
+    #[cfg(feature = "http")]
+    let http_door = web::serve(stack, control, state, keeper, http);
+    #[cfg(not(feature = "http"))]
+    let http_door = core::future::pending::<()>();
+    embassy_futures::join::join(join3(udp_door, tcp_doors, responder), http_door).await;
     // All three run forever.
     core::future::pending().await
 }

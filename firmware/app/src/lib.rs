@@ -19,6 +19,7 @@
 //! | [`door_slots`] | the box's TCP slots (control and OSC), kept by the one door policy |
 //! | [`listener`] | the TCP control port |
 //! | [`doors`] | OSC on UDP and TCP and the mDNS responder |
+//! | `web` | (feature `http`) the page and its HTTP API on TCP 80 |
 //! | [`player`] | plays frames at their deadlines ([`play`]) |
 //! | [`chaser`] | plays frames following Art-Net timecode |
 //! | [`chase_feed`] | the Art-Net timecode listener that feeds a chase |
@@ -54,6 +55,8 @@ pub mod ring;
 pub mod sink;
 pub mod source;
 pub mod watchdog;
+#[cfg(feature = "http")]
+pub mod web;
 
 pub use config::{BoxConfig, ConfigError};
 

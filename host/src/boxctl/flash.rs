@@ -26,8 +26,16 @@ pub struct FlashArgs {
     /// The recording (native base64 lines or LLV gzip).
     pub file: PathBuf,
     /// The box: HOST[:PORT] or its name (NAME or NAME.local, found by mDNS); control port 11113 by default.
-    #[arg(long = "box", value_name = "ADDR[:PORT]")]
-    pub box_addr: String,
+    #[arg(
+        long = "box",
+        value_name = "ADDR[:PORT]",
+        required_unless_present = "out"
+    )]
+    pub box_addr: Option<String>,
+    /// Write the take image to this file instead of uploading it (for the
+    /// box's web page, which uploads take images as they are).
+    #[arg(long, value_name = "FILE.take", conflicts_with = "box_addr")]
+    pub out: Option<PathBuf>,
     /// Take name on the box (default: the file name without extension).
     #[arg(long)]
     pub name: Option<String>,
@@ -75,9 +83,21 @@ pub fn run(args: &FlashArgs) -> Result<()> {
     let take = recording::load(&args.file, &args.read.options())?.take;
     let image = image_of(&args.file, &name, &take)?;
     let header = llv_core::take::TakeHeader::parse(&image).map_err(|e| anyhow!("{e}"))?;
+    let Some(box_addr) = &args.box_addr else {
+        let out = args.out.as_deref().context("--box or --out")?;
+        std::fs::write(out, &image).with_context(|| format!("cannot write {}", out.display()))?;
+        crate::outln!(
+            "wrote take {name} to {}: {} frames, {} bytes, CRC {:08x}",
+            out.display(),
+            header.frame_count,
+            header.total_len,
+            header.crc32
+        );
+        return Ok(());
+    };
 
     let token = args.token.token()?;
-    let mut client = BoxClient::connect(&args.box_addr, token.as_deref())?;
+    let mut client = BoxClient::connect(box_addr, token.as_deref())?;
     upload(&mut client, &name, &image, header.crc32, args.to)?;
     let takes = client.list_all()?;
     let listed = takes.iter().find(|t| t.name == name.as_str());

@@ -6,6 +6,8 @@
 //!
 //! - Control protocol: TCP `--port` (11113).
 //! - OSC: UDP and TCP on `--osc-port` (the settings' OSC port, 11114 by default).
+//! - The page and its HTTP API (`docs/http-api.md`): TCP `--http-port`
+//!   (a free one by default: the box's 80 needs root on a laptop).
 //! - mDNS/DNS-SD: UDP 5353 on every interface, unless `--no-discovery`.
 //! - Art-Net timecode, while a take chases it: UDP `--artnet-port` (6454).
 //!
@@ -31,6 +33,7 @@ use anyhow::{bail, Context, Result};
 use embassy_futures::select::{select, Either};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::mutex::Mutex;
+use llv_control::http::{serve_http_connection, HttpBuffers};
 use llv_control::osc::{
     serve_osc_connection, OscBuffers, ReplySink, UdpDoor, MAX_PACKET, MAX_REPLY,
 };
@@ -79,6 +82,9 @@ pub struct ServeArgs {
     /// UDP and TCP OSC port (default: the settings', 11114); 0 picks a free one.
     #[arg(long)]
     pub osc_port: Option<u16>,
+    /// TCP port of the page and its HTTP API; 0 (the default) picks a free one.
+    #[arg(long, default_value_t = 0)]
+    pub http_port: u16,
     /// IPv4 address to listen on (default: every interface).
     #[arg(long, default_value = "0.0.0.0")]
     pub bind: Ipv4Addr,
@@ -141,19 +147,23 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     let control = TcpListener::bind((args.bind, args.port))
         .with_context(|| format!("cannot listen on TCP {}:{}", args.bind, args.port))?;
     let (osc_udp, osc_tcp) = bind_osc(args.bind, args.osc_port.unwrap_or(settings.osc_port()))?;
+    let http = TcpListener::bind((args.bind, args.http_port))
+        .with_context(|| format!("cannot listen on TCP {}:{}", args.bind, args.http_port))?;
     let ports = (control.local_addr()?.port(), osc_udp.local_addr()?.port());
     let player = Player::new(address, ports.1, &settings, args.artnet_port, bad);
+    let http_port = http.local_addr()?.port();
     if args.json {
         crate::outln!(
             "{}",
-            serde_json::json!({"control": ports.0, "osc": ports.1, "name": name})
+            serde_json::json!({"control": ports.0, "osc": ports.1, "http": http_port, "name": name})
         );
     }
     eprintln!(
-        "serving {} as {name}: control TCP {}, OSC UDP and TCP {}{}; Ctrl-C stops",
+        "serving {} as {name}: control TCP {}, OSC UDP and TCP {}, page http://{}:{http_port}/{}; Ctrl-C stops",
         args.dir.display(),
         ports.0,
         ports.1,
+        if args.bind.is_unspecified() { Ipv4Addr::LOCALHOST } else { args.bind },
         if args.no_discovery {
             ""
         } else {
@@ -169,6 +179,10 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     {
         let player = player.clone();
         std::thread::spawn(move || accept(osc_tcp, Door::Osc, player));
+    }
+    {
+        let player = player.clone();
+        std::thread::spawn(move || accept(http, Door::Http, player));
     }
     {
         let player = player.clone();
@@ -281,6 +295,18 @@ fn accept(listener: TcpListener, door: Door, player: Player) {
                         Door::Control => {
                             let mut buffers = Box::new(ConnectionBuffers::new());
                             serve_connection(
+                                &mut stream,
+                                source,
+                                &control,
+                                &mut device,
+                                &mut buffers,
+                                &seat,
+                            )
+                            .await
+                        }
+                        Door::Http => {
+                            let mut buffers = Box::new(HttpBuffers::new());
+                            serve_http_connection(
                                 &mut stream,
                                 source,
                                 &control,

@@ -24,8 +24,9 @@ pub struct Forward {
 pub struct Ports(pub Vec<Forward>);
 
 /// The box's services: name, port, TCP, UDP.
-const SERVICES: [(&str, u16, bool, bool); 4] = [
+const SERVICES: [(&str, u16, bool, bool); 5] = [
     ("control", 11113, true, false),
+    ("http", 80, true, false),
     ("osc", 11114, true, true),
     ("artnet", 6454, false, true),
     ("mdns", 5353, false, true),
