@@ -272,6 +272,29 @@ fn dropout_checks(buffer: u8, idle: bool) {
     );
     let counts = relay.counts();
     assert_eq!((counts.fallbacks, counts.returns), (2, 2), "{counts:?}");
+    assert_eq!(counts.underruns, 0, "{counts:?}");
+    if buffer > 0 {
+        // Live frames go on at the period, dropouts or not.
+        let index: std::collections::HashMap<&[u8], usize> = input
+            .iter()
+            .enumerate()
+            .map(|(i, (_, p))| (p.as_slice(), i))
+            .collect();
+        for w in sent.windows(2) {
+            if let (Some(a), Some(b)) = (index.get(w[0].1.as_slice()), index.get(w[1].1.as_slice()))
+            {
+                let gap = (w[1].0 - w[0].0) as f64;
+                let (ta, tb) = (
+                    FaceFrame::decode(&w[0].1).unwrap().time,
+                    FaceFrame::decode(&w[1].1).unwrap().time,
+                );
+                let expect = tb.frames_since(&ta).unwrap() as f64 / 2.0 * 1e6 / 30.0;
+                if b == &(a + 1) && w[0].0 > 1_500_000 {
+                    assert!((gap - expect).abs() < 600.0, "live gap {gap} at {}", w[0].0);
+                }
+            }
+        }
+    }
     let period = 1e6 / 30.0;
     let (t, f) = (250_000.0, 300_000.0);
     for (i, (start, len)) in dropouts.iter().enumerate() {

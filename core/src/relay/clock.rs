@@ -1,6 +1,7 @@
 //! The source's clock as the relay sees it: its average period from the
-//! arrival instants (a line through a window of 256 to 512 arrivals, so
-//! arrival jitter averages out and a drifting phone is followed), the
+//! arrival instants (a line through a window of 256 to 512 frames, placed by
+//! their frame numbers so lost frames and dropouts do not bend it; arrival
+//! jitter averages out and a drifting phone is followed), the
 //! jitter of its arrivals, the frames its frame numbers say were lost; and
 //! the output tick's slew toward the arrivals.
 
@@ -8,7 +9,8 @@ use crate::time::FrameTime;
 
 /// Arrivals after which the period's window moves on (it spans one to two of these).
 const WINDOW: u32 = 256;
-/// After a gap the previous period holds until the new run has this many intervals.
+/// After a gap that starts a new line, the previous period holds until the
+/// new line has this many intervals.
 const SETTLE: u32 = 16;
 /// Shortest period believed (250 Hz).
 const MIN_PERIOD_US: u64 = 4_000;
@@ -36,10 +38,11 @@ pub struct SourceClock {
     anchor: (u64, u32),
     next_anchor: (u64, u32),
     run: u32,
-    /// The latest frame's place in the run, counting the frames lost.
+    /// The latest frame's place on the line, counting the frames lost.
     index: u32,
-    /// Whether the period comes from this run (else from before a gap).
-    own_run: bool,
+    /// Whether the period comes from the current line (else from before
+    /// a gap the frame numbers could not span).
+    own_line: bool,
     period_us: Option<u64>,
     jitter_us: u64,
 }
@@ -56,7 +59,7 @@ impl SourceClock {
             next_anchor: (0, 0),
             run: 0,
             index: 0,
-            own_run: false,
+            own_line: false,
             period_us: None,
             jitter_us: 0,
         }
@@ -66,39 +69,39 @@ impl SourceClock {
     /// many frames its frame number says went missing since the previous.
     pub fn arrive(&mut self, at_us: u64, time: FrameTime) -> u64 {
         let lost = self.lost_before(&time);
+        let frames = u32::try_from(lost).unwrap_or(u32::MAX).saturating_add(1);
         let gap = self.last_at.map(|last| at_us.saturating_sub(last));
-        match gap {
-            Some(gap) if gap <= self.gap_us => {
-                if let Some(p) = self.period_us {
-                    let off = gap.abs_diff(p);
-                    self.jitter_us = self.jitter_us - self.jitter_us / 16 + off / 16;
-                }
+        let index = self.index.saturating_add(frames);
+        match (gap, self.period_us) {
+            (Some(gap), Some(p)) if gap <= self.gap_us => {
+                let off = gap.abs_diff(p);
+                self.jitter_us = self.jitter_us - self.jitter_us / 16 + off / 16;
             }
+            (Some(gap), Some(p)) if fits(gap, u64::from(frames) * p, p) => {
+                // The source's frame numbers span the silence: the line
+                // through its arrivals goes on.
+                self.run = 0;
+            }
+            (Some(gap), None) if gap <= self.gap_us => {}
             _ => {
                 self.run = 0;
-                self.own_run = false;
-                self.anchor = (at_us, 0);
-                self.next_anchor = (at_us, 0);
+                self.own_line = false;
+                self.anchor = (at_us, index);
+                self.next_anchor = (at_us, index);
             }
         }
         self.run = self.run.saturating_add(1);
         self.last_at = Some(at_us);
         self.last_time = Some(time);
-        let index = if self.run == 1 {
-            0
-        } else {
-            self.index
-                .saturating_add(1 + u32::try_from(lost).unwrap_or(u32::MAX))
-        };
         self.index = index;
         let intervals = index - self.anchor.1;
-        if intervals > 0 && (self.own_run || intervals >= SETTLE || self.period_us.is_none()) {
+        if intervals > 0 && (self.own_line || intervals >= SETTLE || self.period_us.is_none()) {
             let span = at_us.saturating_sub(self.anchor.0);
             let fitted = span / u64::from(intervals);
             self.period_us = Some(fitted.clamp(MIN_PERIOD_US, MAX_PERIOD_US));
-            self.own_run = true;
+            self.own_line = true;
         }
-        if index >= self.next_anchor.1 + WINDOW {
+        if index >= self.next_anchor.1.saturating_add(WINDOW) {
             self.anchor = self.next_anchor;
             self.next_anchor = (at_us, index);
         }
@@ -180,4 +183,10 @@ impl Slew {
         let adjust = (self.error_us / SLEW_DIVISOR).clamp(-limit, limit);
         tick.saturating_add(period_us).saturating_add_signed(adjust)
     }
+}
+
+/// Whether a silence of `gap_us` is `expect_us` (the frames the numbers say
+/// it held, at the period `period_us`) within a period and an eighth.
+fn fits(gap_us: u64, expect_us: u64, period_us: u64) -> bool {
+    gap_us.abs_diff(expect_us) <= period_us + expect_us / 8
 }

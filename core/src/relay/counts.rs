@@ -46,7 +46,8 @@ pub struct RelayCounts {
     /// Live frames dropped from a full buffer (the source ran ahead) or left
     /// in it when the fallback began.
     pub dropped: u64,
-    /// Output ticks that found the buffer empty.
+    /// Output ticks that found the buffer empty though the source was not
+    /// silent (a frame later than the buffer allows).
     pub underruns: u64,
     /// Switches to the fallback.
     pub fallbacks: u32,

@@ -304,7 +304,16 @@ impl Relay {
                     return None;
                 }
                 let Some(held) = self.queue.pop_front() else {
-                    self.counts.underruns += 1;
+                    // An empty tick while the source is silent is the
+                    // silence, not the buffer running dry.
+                    let latency = u64::from(self.config.buffer) * period + period;
+                    if self
+                        .clock
+                        .last_at()
+                        .is_some_and(|last| tick <= last + latency)
+                    {
+                        self.counts.underruns += 1;
+                    }
                     self.next_tick = Some(tick + period);
                     return None;
                 };

@@ -13,9 +13,17 @@ pub fn weight(elapsed_us: u64, fade_us: u64) -> f32 {
     }
 }
 
-/// `from` mixed toward `to` by `w`, into `out`. A value that is not finite
-/// on one side takes the other side's.
+/// `from` mixed toward `to` by `w`, into `out` (exactly `from` at 0 and
+/// `to` at 1). A value that is not finite on one side takes the other side's.
 pub fn mix(from: &[f32; COUNT], to: &[f32; COUNT], w: f32, out: &mut [f32; COUNT]) {
+    if w >= 1.0 {
+        *out = *to;
+        return;
+    }
+    if w <= 0.0 {
+        *out = *from;
+        return;
+    }
     for ((o, a), b) in out.iter_mut().zip(from).zip(to) {
         *o = match (a.is_finite(), b.is_finite()) {
             (true, true) => a + (b - a) * w,
