@@ -70,6 +70,19 @@ fn full_settings() -> Settings {
             freewheel_ms: u32::MAX,
             hold: true,
         }),
+        live: LiveSpec {
+            enabled: true,
+            port: u16::MAX,
+            subject: Some(name(&"l".repeat(SUBJECT_LEN))),
+            from: Some([255; 4]),
+            buffer: u8::MAX,
+            timeout_ms: u16::MAX,
+            fade_ms: u16::MAX,
+            return_frames: u8::MAX,
+            idle: Some(name(&"i".repeat(NAME_LEN))),
+            pass_other: true,
+            record: true,
+        },
     }
 }
 
@@ -92,6 +105,7 @@ fn every_request_round_trips() {
     changes.push(Setting::Token(s.token.clone())).unwrap();
     changes.push(Setting::Token(None)).unwrap();
     changes.push(Setting::Chase(s.chase)).unwrap();
+    changes.push(Setting::Live(s.live.clone())).unwrap();
     for req in [
         Request::Hello {
             protocol: PROTOCOL_VERSION,
@@ -635,6 +649,11 @@ fn every_response_has_its_documented_bytes() {
                 0x05, 0x01, 10, 0, 2, 2, 0xe7, 0x56, // Settings: targets
                 0x00, 0x00, 0x00, 0x00, // autoplay, subject, address, token
                 0x00, 0x00, 0x00, 0x00, // name, osc_port, reply_port, chase
+                0x00, 0xe7, 0x56, 0x00,
+                0x00, // live: off, port 11111, any subject and address
+                0x00, 0xfa, 0x01, 0xac, 0x02,
+                0x0a, // buffer 0, timeout 250, fade 300, return 10
+                0x00, 0x00, 0x00, // no idle take, pass-other off, record off
                 0x01, // token_set
             ],
         ),

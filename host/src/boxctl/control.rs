@@ -520,6 +520,22 @@ fn print_settings(s: &Settings, token_set: bool) {
         ),
         None => crate::outln!("chase     off (autoplay starts at power-up)"),
     }
+    let l = &s.live;
+    crate::outln!(
+        "live      {} on UDP {}, subject {}, from {}, buffer {} frames, fallback after {} s, fade {} s, \
+         return after {} frames, idle take {}, other datagrams {}, recording {}",
+        if l.enabled { "relays from power-up" } else { "off" },
+        l.port,
+        printable(l.subject.as_deref().unwrap_or("any (the first heard)")),
+        l.from.map_or("any".to_string(), |ip| Ipv4Addr::from(ip).to_string()),
+        l.buffer,
+        f64::from(l.timeout_ms) / 1000.0,
+        f64::from(l.fade_ms) / 1000.0,
+        l.return_frames,
+        printable(l.idle.as_deref().unwrap_or("none (hold the last frame)")),
+        if l.pass_other { "passed on" } else { "dropped" },
+        if l.record { "on" } else { "off" }
+    );
 }
 
 #[cfg(test)]
