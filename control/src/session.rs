@@ -17,8 +17,9 @@
 
 use heapless::{String, Vec};
 use llv_core::control::{
-    bounded, decode, encode, ErrorCode, Fault, Place, Played, Playing, Request, Response, Start,
-    Status, MAX_FAULTS, MAX_FRAME, MAX_RESPONSE, MAX_TAKES, PREFIX_LEN, PROTOCOL_VERSION,
+    bounded, decode, encode, ErrorCode, Fault, LiveStatus, Place, Played, Playing, Request,
+    Response, Start, Status, MAX_FAULTS, MAX_FRAME, MAX_RESPONSE, MAX_TAKES, PREFIX_LEN,
+    PROTOCOL_VERSION,
 };
 use llv_core::settings::{Sender, Settings, Target, MAX_TARGETS, TOKEN_LEN};
 use subtle::ConstantTimeEq;
@@ -56,6 +57,16 @@ pub trait Playback<T> {
     /// Who sends the frames: what a target may be (the box cannot reach a
     /// laptop's loopback, `llv serve` can).
     fn sender(&self) -> Sender;
+    /// Turns the live relay on (with `settings`' live relay, to its
+    /// targets) or off; one without a relay refuses.
+    fn live(&mut self, on: bool, settings: &Settings) -> Result<(), Refusal> {
+        let _ = (on, settings);
+        Err(Refusal::new(ErrorCode::Invalid, "no live relay here"))
+    }
+    /// How the live relay stands, while it runs.
+    fn live_status(&self) -> Option<LiveStatus> {
+        None
+    }
 }
 
 /// A request handled as far as it goes without waiting ([`Session::start`]).
@@ -293,6 +304,7 @@ impl Session {
                     card: library.card(),
                     wear: library.wear(),
                     last: device.last(),
+                    live: device.live_status(),
                 }))
             }
             Request::List => Ok(Step::Wait(Pending::List {
@@ -371,6 +383,10 @@ impl Session {
             Request::Clock => done(Response::Clock {
                 now_us: device.clock_us(),
             }),
+            Request::Live { on } => {
+                device.live(on, library.settings())?;
+                done(Response::Ok)
+            }
             Request::GetSettings => {
                 let mut settings = library.settings().clone();
                 let token_set = settings.token.take().is_some();

@@ -152,6 +152,7 @@ fn every_request_round_trips() {
         Request::SetSettings { changes },
         Request::Clock,
         Request::ListPage { start: u32::MAX },
+        Request::Live { on: true },
     ] {
         round_trip_request(&req);
     }
@@ -229,6 +230,18 @@ fn every_response_round_trips_within_max_frame() {
                 bad: (0..BAD_NAMED)
                     .map(|_| name(&"B".repeat(FILE_NAME_LEN)))
                     .collect(),
+            }),
+            live: Some(LiveStatus {
+                state: u8::MAX,
+                rate_mhz: u32::MAX,
+                jitter_us: u32::MAX,
+                frames_in: u64::MAX,
+                lost: u64::MAX,
+                not_face: u64::MAX,
+                fallbacks: u32::MAX,
+                returns: u32::MAX,
+                switches: (0..LIVE_SWITCHES).map(|_| (true, u64::MAX)).collect(),
+                recorded_bytes: u64::MAX,
             }),
             wear: Wear {
                 settings_writes: u32::MAX,
@@ -358,7 +371,7 @@ fn dao_target() -> Vec<Target, MAX_TARGETS> {
 
 #[test]
 fn every_request_has_its_documented_bytes() {
-    let golden: [(Request<'_>, &[u8]); 15] = [
+    let golden: [(Request<'_>, &[u8]); 17] = [
         (
             Request::Hello {
                 protocol: 3,
@@ -478,6 +491,8 @@ fn every_request_has_its_documented_bytes() {
         ),
         (Request::Clock, &[0x0b]),
         (Request::ListPage { start: 16 }, &[0x0c, 0x10]),
+        (Request::Live { on: true }, &[0x0d, 0x01]),
+        (Request::Live { on: false }, &[0x0d, 0x00]),
     ];
     for (request, bytes) in &golden {
         assert_eq!(body(request), *bytes, "{request:?}");
@@ -553,6 +568,7 @@ fn every_response_has_its_documented_bytes() {
             take_erases: 200,
         },
         last: None,
+        live: None,
     };
     let page = TakePage {
         start: 16,
@@ -577,6 +593,18 @@ fn every_response_has_its_documented_bytes() {
             late_frames: 2,
             dropped: 0,
             ended: Ended::Stopped,
+        }),
+        live: Some(LiveStatus {
+            state: 2,
+            rate_mhz: 30_000,
+            jitter_us: 5_500,
+            frames_in: 315,
+            lost: 165,
+            not_face: 0,
+            fallbacks: 3,
+            returns: 2,
+            switches: [(true, 4261)].into_iter().collect(),
+            recorded_bytes: 131_355,
         }),
     };
     let golden: [(Response, &[u8]); 9] = [
@@ -614,6 +642,7 @@ fn every_response_has_its_documented_bytes() {
                 0x01, // wear: 3 writes, 4000 unchanged, 2 coalesced, pending
                 0x01, 0xc8, 0x01, // 1 settings erase, 200 take erases
                 0x00, // last: none (protocol 6)
+                0x00, // live: none (protocol 6)
             ],
         ),
         (
@@ -628,6 +657,12 @@ fn every_response_has_its_documented_bytes() {
                 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // wear: nothing written or erased
                 0x01, 0x03, b'd', b'a', b'o', // last: take
                 0xb4, 0x01, 0x02, 0x00, 0x01, // 180 frames, 2 late, 0 dropped, Stopped
+                0x01, 0x02, 0xb0, 0xea, 0x01, 0xfc,
+                0x2a, // live: fallback, 30 Hz, 5.5 ms jitter
+                0xbb, 0x02, 0xa5, 0x01, 0x00, // 315 frames in, 165 lost, 0 not face
+                0x03, 0x02, 0x01, 0x01, 0xa5,
+                0x21, // 3 fallbacks, 2 returns: to the fallback at 4261 ms
+                0x9b, 0x82, 0x08, // 131355 bytes recorded
             ],
         ),
         (

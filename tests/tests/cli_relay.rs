@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use llv_core::blendshape::COUNT;
 use llv_core::packet::FaceFrame;
 use llv_tests::live::{phone_frames, receive, send_as_phone, Relaying};
+use llv_tests::show::Serve;
 use llv_tests::{example, llv, native_packets, recording_packets};
 
 const PERIOD: f64 = 1.0 / 30.0;
@@ -316,4 +317,124 @@ fn relay_black_box_keeps_all_but_the_last_second_after_a_sigkill() {
         "a prefix of what arrived"
     );
     llv().arg("info").arg(&take).assert().success();
+}
+
+fn status_json(serve: &Serve) -> serde_json::Value {
+    let out = llv()
+        .args(["box", &serve.addr(), "status", "--json"])
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+#[test]
+fn serve_relays_live_when_told_covers_a_dropout_and_records_into_its_folder() {
+    let work = tempfile::tempdir().unwrap();
+    let served = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        example("dao.gesichter"),
+        served.path().join("idle.gesichter"),
+    )
+    .unwrap();
+    let frames = phone_frames(work.path(), 4 * 30);
+    let serve = Serve::start(served.path(), &["--bind", "127.0.0.1", "--no-discovery"]);
+    let receiver = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let to = receiver.local_addr().unwrap().to_string();
+    let live_port = UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let port = live_port.to_string();
+    llv()
+        .args([
+            "box",
+            &serve.addr(),
+            "config",
+            "targets",
+            &to,
+            "live-port",
+            &port,
+        ])
+        .args(["live-idle", "idle", "live-record", "on", "live-buffer", "2"])
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .success();
+    llv()
+        .args(["box", &serve.addr(), "live", "on"])
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .success();
+    // 0: waiting for the phone.
+    assert_eq!(status_json(&serve)["live"]["state"], 0);
+    let got = receive(receiver, Duration::from_secs(1), Duration::from_secs(30));
+    let sent = send_as_phone(
+        frames,
+        format!("127.0.0.1:{live_port}"),
+        Instant::now(),
+        0.008,
+        vec![(1.5, 0.6)],
+    );
+    let sent = sent.join().unwrap();
+    // The relay reports four times a second: wait (bounded) for the last frame.
+    let started = Instant::now();
+    let live = loop {
+        let live = status_json(&serve)["live"].clone();
+        if live["frames_in"] == sent.len() || started.elapsed() > Duration::from_secs(10) {
+            break live;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(live["frames_in"], sent.len(), "{live}");
+    assert_eq!(
+        (live["fallbacks"].as_u64(), live["returns"].as_u64()),
+        (Some(1), Some(1)),
+        "{live}"
+    );
+    llv()
+        .args(["box", &serve.addr(), "live", "off"])
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .success();
+    assert!(status_json(&serve)["live"].is_null());
+    let got = got.join().unwrap();
+    let phone = FaceFrame::decode(&sent[0].1).unwrap();
+    let arrived: Vec<Vec<u8>> = sent.iter().map(|(_, p)| p.clone()).collect();
+    let made = got.iter().filter(|(_, p)| !arrived.contains(p)).count();
+    assert!(made > 0, "the dropout was covered");
+    for (_, p) in &got {
+        let f = FaceFrame::decode(p).unwrap();
+        assert_eq!((f.subject, f.device_id), (phone.subject, phone.device_id));
+    }
+    assert_eq!(
+        got.last().map(|(_, p)| p),
+        arrived.last(),
+        "live again at the end"
+    );
+    // The black box is a take of the folder, listed like any other.
+    let take = std::fs::read_dir(served.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("live-")
+        })
+        .expect("the recording");
+    assert!(
+        native_packets(&take) == arrived,
+        "the recording differs from what arrived"
+    );
+    let name = take.file_stem().unwrap().to_string_lossy().to_string();
+    llv()
+        .args(["box", &serve.addr(), "list"])
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(name));
 }

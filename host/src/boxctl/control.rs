@@ -71,6 +71,12 @@ pub enum BoxAction {
     },
     /// Stop playback.
     Stop,
+    /// Turn the live relay on or off now (its settings: `config live-...`).
+    Live {
+        /// on or off.
+        #[arg(value_parser = ["on", "off"])]
+        state: String,
+    },
     /// Delete a stored take.
     Delete {
         /// Take name.
@@ -84,7 +90,10 @@ pub enum BoxAction {
     /// reply-port N|none (replies to OSC also go to this port of the sender);
     /// chase own|HH:MM:SS:FF|off (autoplay follows Art-Net timecode, its first
     /// frame at its own timecode or at this one); chase-stream N;
-    /// chase-freewheel SECONDS; chase-hold on|off.
+    /// chase-freewheel SECONDS; chase-hold on|off; live on|off (relay from
+    /// power-up); live-port N; live-subject NAME|none; live-from IP|none;
+    /// live-buffer N (0-6); live-timeout SECONDS; live-fade SECONDS;
+    /// live-return K; live-idle TAKE|none; live-pass-other on|off; live-record on|off.
     Config {
         /// KEY VALUE pairs.
         #[arg(value_name = "KEY VALUE")]
@@ -168,6 +177,18 @@ fn act(client: &mut BoxClient, action: &BoxAction, json: bool) -> Result<()> {
         BoxAction::Stop => {
             client.call(&Request::Stop)?;
             done(json, "stopped");
+        }
+        BoxAction::Live { state } => {
+            let on = state == "on";
+            client.call(&Request::Live { on })?;
+            done(
+                json,
+                if on {
+                    "live relay on"
+                } else {
+                    "live relay off"
+                },
+            );
         }
         BoxAction::Delete { name } => {
             client.call(&Request::Delete { name })?;
@@ -367,6 +388,26 @@ fn print_status(client: &BoxClient, s: &Status) {
             ),
             None => crate::outln!("playing  nothing"),
         },
+    }
+    if let Some(l) = &s.live {
+        let state = ["waiting for the phone", "live", "fallback", "returning"];
+        crate::outln!(
+            "live     {}: source {:.3} Hz, jitter {:.1} ms, {} frames in, {} lost, {} not face, \
+             {} fallbacks, {} returns, {} bytes recorded",
+            state.get(usize::from(l.state)).unwrap_or(&"returning"),
+            f64::from(l.rate_mhz) / 1000.0,
+            f64::from(l.jitter_us) / 1000.0,
+            l.frames_in,
+            l.lost,
+            l.not_face,
+            l.fallbacks,
+            l.returns,
+            l.recorded_bytes
+        );
+        for (fallback, at_ms) in &l.switches {
+            let kind = if *fallback { "fallback" } else { "return" };
+            crate::outln!("  {kind} at {:.3} s", *at_ms as f64 / 1000.0);
+        }
     }
     if let Some(p) = &s.playing {
         if p.read_ahead_low != u32::MAX {

@@ -123,7 +123,20 @@ pub fn run(args: &Args) -> Result<()> {
         Some(take) => take,
         None => &mut no_idle,
     };
-    let report = live::run(&socket, &targets, relay, idle, black_box, stop, until)?;
+    let bounds = live::Bounds {
+        epoch: Instant::now(),
+        stop,
+        until,
+    };
+    let report = live::run(
+        &socket,
+        &targets,
+        relay,
+        idle,
+        black_box,
+        bounds,
+        &mut |_, _| {},
+    )?;
     let counts = report.relay.counts();
     let clock = report.relay.source_clock();
     let mut text = format!(

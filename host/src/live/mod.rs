@@ -62,8 +62,21 @@ pub struct Report {
     pub recorded: Option<(std::path::PathBuf, u64)>,
 }
 
-/// Relays from `socket` to `targets` until `stop` is set or `until` has
-/// passed. A reader thread takes each datagram off the socket the moment it
+/// The relay's clock and when it ends.
+pub struct Bounds<'a> {
+    /// Zero on the relay's clock (what its switch instants count from).
+    pub epoch: Instant,
+    /// Set to stop.
+    pub stop: &'a AtomicBool,
+    /// Stop then, if given.
+    pub until: Option<Instant>,
+}
+
+/// How often the relay reports its counts to `progress`.
+const REPORT_EVERY: Duration = Duration::from_millis(250);
+
+/// Relays from `socket` to `targets` until `bounds` end; `progress` gets the
+/// engine and the bytes recorded about four times a second. A reader thread takes each datagram off the socket the moment it
 /// comes, with its instant; the relay thread waits on it to the µs (a
 /// socket's own timeout is rounded to the kernel's tick, milliseconds).
 pub fn run(
@@ -72,16 +85,16 @@ pub fn run(
     mut relay: Relay,
     idle: &mut dyn Idle,
     black_box: Option<BlackBox>,
-    stop: &AtomicBool,
-    until: Option<Instant>,
+    bounds: Bounds<'_>,
+    progress: &mut dyn FnMut(&Relay, u64),
 ) -> Result<Report> {
+    let Bounds { epoch, stop, until } = bounds;
     let senders = Senders::new(targets).context("opening a UDP socket")?;
     socket
         .set_read_timeout(Some(LONGEST_WAIT))
         .context("setting the socket's timeout")?;
     let done = AtomicBool::new(false);
     let (arrivals, arrived) = mpsc::channel::<Datagram>();
-    let epoch = Instant::now();
     let micros = |at: Instant| u64::try_from((at - epoch).as_micros()).unwrap_or(u64::MAX);
     let mut out = [0u8; MAX_LEN];
     let mut send_errors = 0u64;
@@ -97,6 +110,7 @@ pub fn run(
         // Timer slack of 1 ns, and real-time priority where the system
         // allows it: the black box's writer stays at normal priority.
         let _priority = Pacer::new(true);
+        let mut reported = Instant::now();
         while !stop.load(Ordering::Relaxed) && until.is_none_or(|u| Instant::now() < u) {
             let now = micros(Instant::now());
             let wait = relay.next_due().map_or(LONGEST_WAIT, |due| {
@@ -121,6 +135,10 @@ pub fn run(
             let now = micros(Instant::now());
             while let Some(len) = relay.poll(now, idle, &mut out) {
                 send(&out[..len]);
+            }
+            if reported.elapsed() >= REPORT_EVERY {
+                reported = Instant::now();
+                progress(&relay, black_box.as_ref().map_or(0, BlackBox::bytes));
             }
         }
         done.store(true, Ordering::Relaxed);

@@ -132,7 +132,21 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         keeper: Box::leak(Box::new(DoorKeeper::new([None; SLOTS]))),
     };
     let address = (!args.bind.is_unspecified()).then_some(args.bind);
-    let player = Player::new(address, &settings, args.artnet_port, bad);
+    let player = Player::new(
+        address,
+        &settings,
+        args.artnet_port,
+        bad,
+        &args.dir,
+        args.bind,
+    );
+    if settings.live.enabled {
+        if let Err(e) =
+            llv_control::Playback::<folder::FolderTake>::live(&mut player.clone(), true, &settings)
+        {
+            eprintln!("warning: live relay: {}", e.detail);
+        }
+    }
 
     let control = TcpListener::bind((args.bind, args.port))
         .with_context(|| format!("cannot listen on TCP {}:{}", args.bind, args.port))?;
