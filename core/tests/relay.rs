@@ -534,3 +534,12 @@ proptest! {
         }
     }
 }
+
+/// The engine is one static on the box, whose RAM budget for the relay is
+/// 8 KiB: its buffer of whole packets is most of it.
+#[test]
+fn the_engine_fits_the_box_budget() {
+    let size = std::mem::size_of::<Relay>();
+    eprintln!("Relay: {size} bytes");
+    assert!(size <= 8 * 1024, "{size} bytes");
+}

@@ -24,9 +24,9 @@ use crate::blendshape::COUNT;
 use crate::packet::{classify, Datagram, FaceFrame, Packet, MAX_LEN};
 use crate::time::FrameTime;
 
-/// Frames the buffer holds: the most a setting asks for and room for the
-/// source to run a little ahead.
-const QUEUE: usize = MAX_BUFFER as usize + 2;
+/// Frames the buffer holds: the most a setting asks for and one for the
+/// source running a frame ahead (the box's RAM budget keeps it at that).
+const QUEUE: usize = MAX_BUFFER as usize + 1;
 /// A late poll more than this many periods behind its tick restarts the tick at once.
 const CATCH_UP: u64 = 4;
 /// Most lost frames whose ticks the buffered output leaves empty.
