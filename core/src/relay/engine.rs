@@ -149,11 +149,6 @@ impl Relay {
         }
     }
 
-    /// The settings it runs with.
-    pub fn config(&self) -> &RelayConfig {
-        &self.config
-    }
-
     /// What it counted.
     pub fn counts(&self) -> &RelayCounts {
         &self.counts
