@@ -456,8 +456,8 @@ impl fmt::Display for SettingError {
             SettingError::Live => write!(
                 f,
                 "live: the port is 11111 or not another service's, the buffer at most {MAX_BUFFER} frames, \
-                 the timeout {} to {} s, the fade at most {} s, the return at least 1 frame, names not empty",
-                f64::from(MIN_LIVE_TIMEOUT_MS) / 1000.0,
+                 the timeout {MIN_LIVE_TIMEOUT_MS} ms to {} s, the fade at most {} s, the return at least 1 frame, \
+                 names not empty",
                 MAX_LIVE_MS / 1000,
                 MAX_LIVE_MS / 1000
             ),
@@ -535,8 +535,55 @@ pub enum Setting {
     ReplyPort(Option<u16>),
     /// Make autoplay chase timecode this way, or start at power-up again.
     Chase(Option<ChaseSpec>),
-    /// Set the live relay's settings.
-    Live(LiveSpec),
+    /// Change one of the live relay's settings.
+    Live(LiveChange),
+}
+
+/// One change to [`LiveSpec`] (a field at a time, so that a
+/// [`Setting`] stays as small as its largest other change).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LiveChange {
+    /// Relay from power-up, or not.
+    Enabled(bool),
+    /// The port it listens on.
+    Port(u16),
+    /// Only this subject, or the first heard.
+    Subject(Option<String<SUBJECT_LEN>>),
+    /// Only this address, or any.
+    From(Option<[u8; 4]>),
+    /// Frames of buffer.
+    Buffer(u8),
+    /// Silence before the fallback (ms).
+    TimeoutMs(u16),
+    /// Crossfade length (ms).
+    FadeMs(u16),
+    /// Live frames it takes to return.
+    ReturnFrames(u8),
+    /// The idle take, or none (hold).
+    Idle(Option<String<NAME_LEN>>),
+    /// Pass other datagrams on, or not.
+    PassOther(bool),
+    /// Record the live stream, or not.
+    Record(bool),
+}
+
+impl LiveSpec {
+    /// Applies one change.
+    pub fn apply(&mut self, change: &LiveChange) {
+        match change {
+            LiveChange::Enabled(on) => self.enabled = *on,
+            LiveChange::Port(p) => self.port = *p,
+            LiveChange::Subject(s) => self.subject = s.clone(),
+            LiveChange::From(ip) => self.from = *ip,
+            LiveChange::Buffer(n) => self.buffer = *n,
+            LiveChange::TimeoutMs(ms) => self.timeout_ms = *ms,
+            LiveChange::FadeMs(ms) => self.fade_ms = *ms,
+            LiveChange::ReturnFrames(k) => self.return_frames = *k,
+            LiveChange::Idle(name) => self.idle = name.clone(),
+            LiveChange::PassOther(on) => self.pass_other = *on,
+            LiveChange::Record(on) => self.record = *on,
+        }
+    }
 }
 
 impl Settings {
@@ -665,7 +712,7 @@ impl Settings {
             Setting::OscPort(p) => self.osc_port = *p,
             Setting::ReplyPort(p) => self.reply_port = *p,
             Setting::Chase(c) => self.chase = *c,
-            Setting::Live(l) => self.live = l.clone(),
+            Setting::Live(change) => self.live.apply(change),
         }
     }
 

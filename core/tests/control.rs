@@ -105,7 +105,9 @@ fn every_request_round_trips() {
     changes.push(Setting::Token(s.token.clone())).unwrap();
     changes.push(Setting::Token(None)).unwrap();
     changes.push(Setting::Chase(s.chase)).unwrap();
-    changes.push(Setting::Live(s.live.clone())).unwrap();
+    changes
+        .push(Setting::Live(LiveChange::Subject(s.live.subject.clone())))
+        .unwrap();
     for req in [
         Request::Hello {
             protocol: PROTOCOL_VERSION,

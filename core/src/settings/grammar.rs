@@ -39,7 +39,7 @@ use core::str::FromStr;
 use heapless::{String, Vec};
 
 use super::{
-    check_box_name, Autoplay, ChaseSpec, LiveSpec, Setting, Settings, StaticAddress, Target,
+    check_box_name, Autoplay, ChaseSpec, LiveChange, Setting, Settings, StaticAddress, Target,
     BOX_NAME_LEN, MAX_FREEWHEEL_MS, MAX_TARGETS, SUBJECT_LEN, TOKEN_LEN,
 };
 use crate::artnet::TimecodeLabel;
@@ -264,45 +264,42 @@ impl Setting {
             }
             "live" | "live-port" | "live-subject" | "live-from" | "live-buffer"
             | "live-timeout" | "live-fade" | "live-return" | "live-idle" | "live-pass-other"
-            | "live-record" => Setting::Live(parse_live(key, value, current).map_err(err)?),
+            | "live-record" => Setting::Live(parse_live(key, value).map_err(err)?),
             _ => return Err(err(ParseErrorKind::UnknownKey)),
         })
     }
 }
 
-/// The live settings with the one `live...` key changed.
-fn parse_live(key: &str, value: &str, current: &Settings) -> Result<LiveSpec, ParseErrorKind> {
-    let mut live = current.live.clone();
+/// The change one `live...` key asks for.
+fn parse_live(key: &str, value: &str) -> Result<LiveChange, ParseErrorKind> {
     let none = value == "none";
+    let on_off = || parse_on_off(value).ok_or(ParseErrorKind::OnOff);
+    let number = || value.parse::<u8>().map_err(|_| ParseErrorKind::Number);
     let millis = || {
         parse_millis(value)
             .and_then(|ms| u16::try_from(ms).ok())
             .ok_or(ParseErrorKind::Seconds)
     };
-    match key {
-        "live" => live.enabled = parse_on_off(value).ok_or(ParseErrorKind::OnOff)?,
-        "live-port" => live.port = parse_port(value).ok_or(ParseErrorKind::Port)?,
-        "live-subject" if none => live.subject = None,
-        "live-subject" => {
-            live.subject = Some(
-                bounded_text::<SUBJECT_LEN>(value).ok_or(ParseErrorKind::TooLong(SUBJECT_LEN))?,
-            );
-        }
-        "live-from" if none => live.from = None,
-        "live-from" => live.from = Some(parse_ipv4(value).ok_or(ParseErrorKind::Ipv4)?),
-        "live-buffer" => live.buffer = value.parse().map_err(|_| ParseErrorKind::Number)?,
-        "live-timeout" => live.timeout_ms = millis()?,
-        "live-fade" => live.fade_ms = millis()?,
-        "live-return" => live.return_frames = value.parse().map_err(|_| ParseErrorKind::Number)?,
-        "live-idle" if none => live.idle = None,
-        "live-idle" => {
-            live.idle =
-                Some(bounded_text::<NAME_LEN>(value).ok_or(ParseErrorKind::TooLong(NAME_LEN))?);
-        }
-        "live-pass-other" => live.pass_other = parse_on_off(value).ok_or(ParseErrorKind::OnOff)?,
-        _ => live.record = parse_on_off(value).ok_or(ParseErrorKind::OnOff)?,
-    }
-    Ok(live)
+    Ok(match key {
+        "live" => LiveChange::Enabled(on_off()?),
+        "live-port" => LiveChange::Port(parse_port(value).ok_or(ParseErrorKind::Port)?),
+        "live-subject" if none => LiveChange::Subject(None),
+        "live-subject" => LiveChange::Subject(Some(
+            bounded_text::<SUBJECT_LEN>(value).ok_or(ParseErrorKind::TooLong(SUBJECT_LEN))?,
+        )),
+        "live-from" if none => LiveChange::From(None),
+        "live-from" => LiveChange::From(Some(parse_ipv4(value).ok_or(ParseErrorKind::Ipv4)?)),
+        "live-buffer" => LiveChange::Buffer(number()?),
+        "live-timeout" => LiveChange::TimeoutMs(millis()?),
+        "live-fade" => LiveChange::FadeMs(millis()?),
+        "live-return" => LiveChange::ReturnFrames(number()?),
+        "live-idle" if none => LiveChange::Idle(None),
+        "live-idle" => LiveChange::Idle(Some(
+            bounded_text::<NAME_LEN>(value).ok_or(ParseErrorKind::TooLong(NAME_LEN))?,
+        )),
+        "live-pass-other" => LiveChange::PassOther(on_off()?),
+        _ => LiveChange::Record(on_off()?),
+    })
 }
 
 /// `value` as a bounded string, if it fits `N` bytes.
