@@ -510,7 +510,9 @@ pub struct Settings {
     /// When set, the autoplay take follows Art-Net timecode this way instead
     /// of starting at power-up.
     pub chase: Option<ChaseSpec>,
-    /// The live relay (schema 5).
+    /// The live relay (schema 5); settings written before it (as JSON by
+    /// `llv serve`) read as its defaults.
+    #[serde(default)]
     pub live: LiveSpec,
 }
 

@@ -438,3 +438,21 @@ fn serve_relays_live_when_told_covers_a_dropout_and_records_into_its_folder() {
         .success()
         .stdout(predicates::str::contains(name));
 }
+
+#[test]
+fn serve_reads_a_settings_file_written_before_the_live_relay() {
+    let served = tempfile::tempdir().unwrap();
+    // `.llv-serve.json` as llv serve wrote it before the live relay existed.
+    std::fs::write(
+        served.path().join(".llv-serve.json"),
+        r#"{"targets":[{"ip":[127,0,0,1],"port":11111}],"autoplay":null,"subject":null,"address":null,"token":null,"name":null,"osc_port":null,"reply_port":null,"chase":null}"#,
+    )
+    .unwrap();
+    let serve = Serve::start(served.path(), &["--bind", "127.0.0.1", "--no-discovery"]);
+    llv()
+        .args(["box", &serve.addr(), "config"])
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("live      off on UDP 11111"));
+}
