@@ -4,7 +4,7 @@
 use core::fmt::Write as _;
 
 use heapless::String;
-use llv_core::control::{CardStatus, FaultCode, Status, TakeInfo};
+use llv_core::control::{CardStatus, FaultCode, LiveStatus, Status, TakeInfo};
 use llv_core::settings::Settings;
 
 use crate::json::Json;
@@ -99,6 +99,11 @@ pub fn status_json(j: &mut Json<'_>, s: &Status) {
         j.raw(",");
         j.key("card");
         card_json(j, card);
+    }
+    if let Some(live) = &s.live {
+        j.raw(",");
+        j.key("live");
+        live_json(j, live);
     }
     j.raw(",");
     j.key("last");
@@ -219,6 +224,28 @@ pub fn settings_json(j: &mut Json<'_>, s: &Settings, token_set: bool) {
     j.raw(",");
     j.key("token_set");
     j.raw(if token_set { "true" } else { "false" });
+    j.raw("}");
+}
+
+/// The live relay as `{"state":...,"rate_mhz":N,...}`: its state in one
+/// word, the source's rate and jitter, its counts and the bytes recorded.
+fn live_json(j: &mut Json<'_>, l: &LiveStatus) {
+    j.raw("{");
+    j.key("state");
+    j.string(match l.state {
+        0 => "waiting",
+        1 => "live",
+        2 => "fallback",
+        _ => "returning",
+    });
+    number(j, "rate_mhz", u64::from(l.rate_mhz));
+    number(j, "jitter_us", u64::from(l.jitter_us));
+    number(j, "frames_in", l.frames_in);
+    number(j, "lost", l.lost);
+    number(j, "not_face", l.not_face);
+    number(j, "fallbacks", u64::from(l.fallbacks));
+    number(j, "returns", u64::from(l.returns));
+    number(j, "recorded_bytes", l.recorded_bytes);
     j.raw("}");
 }
 

@@ -17,9 +17,9 @@
 
 use heapless::{String, Vec};
 use llv_core::control::{
-    bounded, decode, encode, ClockSource, ErrorCode, Fault, Place, Played, Playing, Request,
-    Response, Start, Status, TakeRef, MAX_FAULTS, MAX_FRAME, MAX_RESPONSE, MAX_TAKES, PREFIX_LEN,
-    PROTOCOL_VERSION,
+    bounded, decode, encode, ClockSource, ErrorCode, Fault, LiveStatus, Place, Played, Playing,
+    Request, Response, Start, Status, TakeRef, MAX_FAULTS, MAX_FRAME, MAX_RESPONSE, MAX_TAKES,
+    PREFIX_LEN, PROTOCOL_VERSION,
 };
 use llv_core::settings::{Sender, Settings, Target, MAX_TARGETS, TOKEN_LEN};
 use subtle::ConstantTimeEq;
@@ -63,6 +63,16 @@ pub trait Playback<T> {
     /// Who sends the frames: what a target may be (the box cannot reach a
     /// laptop's loopback, `llv serve` can).
     fn sender(&self) -> Sender;
+    /// Turns the live relay on (with `settings`' live relay, to its
+    /// targets) or off; one without a relay refuses.
+    fn live(&mut self, on: bool, settings: &Settings) -> Result<(), Refusal> {
+        let _ = (on, settings);
+        Err(Refusal::new(ErrorCode::Invalid, "no live relay here"))
+    }
+    /// How the live relay stands, while it runs.
+    fn live_status(&self) -> Option<LiveStatus> {
+        None
+    }
 }
 
 /// A request handled as far as it goes without waiting ([`Session::start`]).
@@ -309,6 +319,7 @@ impl Session {
                     last: device.last(),
                     clock: device.clock_source(),
                     osc_port: device.osc_port(),
+                    live: device.live_status(),
                 }))
             }
             Request::List => Ok(Step::Wait(Pending::List {
@@ -387,6 +398,10 @@ impl Session {
             Request::Clock => done(Response::Clock {
                 now_us: device.clock_us(),
             }),
+            Request::Live { on } => {
+                device.live(on, library.settings())?;
+                done(Response::Ok)
+            }
             Request::GetSettings => {
                 let mut settings = library.settings().clone();
                 let token_set = settings.token.take().is_some();

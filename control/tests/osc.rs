@@ -835,3 +835,31 @@ fn takes_come_a_page_at_a_time_with_where_the_next_starts() {
     let r = d.ask("/llv/takes", &[Arg::Str("x")]);
     assert_eq!(r["status"], "error");
 }
+
+#[test]
+fn live_turns_the_relay_on_and_off_through_the_session_and_shows_in_status() {
+    let _clock = clock();
+    let mut d = Door::new();
+    assert_eq!(d.ask("/llv/status", &[])["data"].get("live"), None);
+    for (arg, on) in [
+        (Arg::Str("on"), true),
+        (Arg::Int(0), false),
+        (Arg::True, true),
+        (Arg::Float(0.0), false),
+        (Arg::Int(1), true),
+    ] {
+        let r = d.ask("/llv/live", &[arg]);
+        assert_eq!(
+            r,
+            json!({"address": "/llv/live", "status": "ok", "data": null})
+        );
+        // The settings' live relay (its port 11111 by default) was asked for.
+        assert_eq!(d.device.live, Some((on, 11111)));
+    }
+    let live = &d.ask("/llv/status", &[])["data"]["live"];
+    assert_eq!(live["state"], "waiting");
+    assert_eq!(live["fallbacks"], 0);
+    let r = d.ask("/llv/live", &[Arg::Str("maybe")]);
+    assert_eq!(r["status"], "error");
+    assert_eq!(r["data"], "/llv/live: on or off (1 or 0, T or F)");
+}

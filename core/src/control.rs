@@ -119,6 +119,12 @@ pub enum Request<'a> {
         /// Index of the first take of the page (0 for the first page).
         start: u32,
     },
+    /// Turns the live relay (the settings' [`crate::settings::LiveSpec`])
+    /// on or off now; answered with `Ok`.
+    Live {
+        /// On or off.
+        on: bool,
+    },
 }
 
 /// When a [`Request::Play`] starts.
@@ -428,6 +434,8 @@ pub struct Status {
     /// The OSC port it serves on now, UDP and TCP (protocol 6): the
     /// settings' `osc-port` from the next power-up, `llv serve --osc-port`.
     pub osc_port: u16,
+    /// The live relay, while it runs (protocol 6).
+    pub live: Option<LiveStatus>,
 }
 
 /// What the box's clock runs from: how far its frame times can be trusted.
@@ -454,6 +462,71 @@ impl ClockSource {
             ClockSource::Host => "host",
         }
     }
+}
+
+impl LiveStatus {
+    /// The status of `relay`, which started `started_ms` into the box's
+    /// clock, having recorded `recorded_bytes`.
+    pub fn of(relay: &crate::relay::Relay, started_ms: u64, recorded_bytes: u64) -> LiveStatus {
+        use crate::relay::{RelayState, SwitchKind};
+        let counts = relay.counts();
+        let clock = relay.source_clock();
+        let skip = counts.switches.len().saturating_sub(LIVE_SWITCHES);
+        LiveStatus {
+            state: match relay.state() {
+                RelayState::Waiting => 0,
+                RelayState::Live => 1,
+                RelayState::Fallback => 2,
+                RelayState::Returning => 3,
+            },
+            rate_mhz: clock
+                .period_us()
+                .and_then(|p| u32::try_from(1_000_000_000 / p.max(1)).ok())
+                .unwrap_or(0),
+            jitter_us: u32::try_from(clock.jitter_us()).unwrap_or(u32::MAX),
+            frames_in: counts.frames_in,
+            lost: counts.lost,
+            not_face: counts.not_face,
+            fallbacks: counts.fallbacks,
+            returns: counts.returns,
+            switches: counts
+                .switches
+                .iter()
+                .skip(skip)
+                .map(|s| (s.kind == SwitchKind::Fallback, started_ms + s.at_us / 1000))
+                .collect(),
+            recorded_bytes,
+        }
+    }
+}
+
+/// Switches a [`LiveStatus`] lists (the latest).
+pub const LIVE_SWITCHES: usize = 4;
+
+/// How the live relay stands (`llv_core::relay`'s counts and source clock).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LiveStatus {
+    /// Where it is: 0 waiting for the phone, 1 live, 2 fallback, 3 returning.
+    pub state: u8,
+    /// The source's rate in mHz (0 before it is known).
+    pub rate_mhz: u32,
+    /// The source's arrival jitter (µs, smoothed mean deviation from its period).
+    pub jitter_us: u32,
+    /// Face frames from the live source.
+    pub frames_in: u64,
+    /// Live frames missing by their frame numbers.
+    pub lost: u64,
+    /// Datagrams that were not face frames.
+    pub not_face: u64,
+    /// Switches to the fallback.
+    pub fallbacks: u32,
+    /// Returns to the live source.
+    pub returns: u32,
+    /// The latest switches: to the fallback (`true`) or back, and when
+    /// (ms on the box's clock, as `uptime_ms`).
+    pub switches: Vec<(bool, u64), LIVE_SWITCHES>,
+    /// Bytes of the live stream recorded.
+    pub recorded_bytes: u64,
 }
 
 /// How the card stands.

@@ -17,6 +17,8 @@
 //! - [`chase`]: following a show's timecode on a local clock, and the one
 //!   engine that plays a take to it (the box, `llv play --chase`, `llv serve`).
 //! - [`osc`]: Open Sound Control messages, bundles and stream framings, for show tools.
+//! - [`relay`]: the live relay: re-clocking, the fallback to an idle take and
+//!   the return (the box, `llv serve` and `llv relay`).
 //! - [`ports`]: the ports llv's parts meet on.
 #![no_std]
 #![forbid(unsafe_code)]
@@ -32,6 +34,7 @@ pub mod osc;
 pub mod pacing;
 pub mod packet;
 pub mod ports;
+pub mod relay;
 pub mod settings;
 pub mod take;
 pub mod time;

@@ -20,6 +20,7 @@ use crate::artnet::TimecodeLabel;
 use crate::chase::{AfterFreewheel, ChaseConfig};
 use crate::ports::{ARTNET_PORT, CONTROL_PORT, LIVE_LINK_PORT};
 pub use crate::ports::{MDNS_PORT, OSC_PORT};
+use crate::relay::{RelayConfig, MAX_BUFFER};
 use crate::take::NAME_LEN;
 
 mod grammar;
@@ -221,6 +222,91 @@ impl ChaseSpec {
     }
 }
 
+/// The live relay (`llv_core::relay`): the phone it listens for, how it
+/// re-clocks, falls back and returns, and whether it records.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LiveSpec {
+    /// Relay from power-up (`Request::Live` turns it on and off now).
+    pub enabled: bool,
+    /// The UDP port it listens on for the phone.
+    pub port: u16,
+    /// Only this subject's frames are live (else the first subject heard).
+    pub subject: Option<String<SUBJECT_LEN>>,
+    /// Only frames from this address are live.
+    pub from: Option<[u8; 4]>,
+    /// Frames of re-clocking buffer (0 passes each frame on at once).
+    pub buffer: u8,
+    /// No live frame for this long (ms) and the idle take takes over.
+    pub timeout_ms: u16,
+    /// Length of each crossfade (ms).
+    pub fade_ms: u16,
+    /// Consecutive live frames it takes to return.
+    pub return_frames: u8,
+    /// The take that covers a dropout, looping; `None` holds the last frame.
+    pub idle: Option<String<NAME_LEN>>,
+    /// Pass datagrams that are not face frames on untouched.
+    pub pass_other: bool,
+    /// Record the live stream as a take named by date and time.
+    pub record: bool,
+}
+
+/// Longest timeout or crossfade a [`LiveSpec`] may ask for: ten seconds.
+pub const MAX_LIVE_MS: u16 = 10_000;
+/// Shortest timeout a [`LiveSpec`] may ask for: shorter would fall back on jitter.
+pub const MIN_LIVE_TIMEOUT_MS: u16 = 20;
+
+impl Default for LiveSpec {
+    fn default() -> Self {
+        let relay = RelayConfig::default();
+        LiveSpec {
+            enabled: false,
+            port: LIVE_LINK_PORT,
+            subject: None,
+            from: None,
+            buffer: relay.buffer,
+            timeout_ms: relay.timeout_ms,
+            fade_ms: relay.fade_ms,
+            return_frames: relay.return_frames,
+            idle: None,
+            pass_other: relay.pass_other,
+            record: false,
+        }
+    }
+}
+
+impl LiveSpec {
+    /// Checks the port (not 0, and 11111 or no other service's), the buffer
+    /// (at most [`MAX_BUFFER`]), the timeout ([`MIN_LIVE_TIMEOUT_MS`] to
+    /// [`MAX_LIVE_MS`]), the fade (at most [`MAX_LIVE_MS`]), the return
+    /// count (at least 1) and the names (not empty).
+    pub fn check(&self) -> Result<(), SettingError> {
+        let port_ok = self.port == LIVE_LINK_PORT || port_ok(self.port);
+        let ok = port_ok
+            && self.buffer <= MAX_BUFFER
+            && (MIN_LIVE_TIMEOUT_MS..=MAX_LIVE_MS).contains(&self.timeout_ms)
+            && self.fade_ms <= MAX_LIVE_MS
+            && self.return_frames >= 1
+            && self.subject.as_ref().is_none_or(|s| !s.is_empty())
+            && self.idle.as_ref().is_none_or(|s| !s.is_empty());
+        if ok {
+            Ok(())
+        } else {
+            Err(SettingError::Live)
+        }
+    }
+
+    /// The relay engine's configuration.
+    pub fn config(&self) -> RelayConfig {
+        RelayConfig {
+            buffer: self.buffer,
+            timeout_ms: self.timeout_ms,
+            fade_ms: self.fade_ms,
+            return_frames: self.return_frames,
+            pass_other: self.pass_other,
+        }
+    }
+}
+
 /// A fixed IPv4 configuration (instead of DHCP).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StaticAddress {
@@ -316,6 +402,8 @@ pub enum SettingError {
     ReplyPort(u16),
     /// A chase offset of a day or more, or a freewheel over [`MAX_FREEWHEEL_MS`].
     Chase,
+    /// A live relay setting out of its range (see [`LiveSpec::check`]).
+    Live,
 }
 
 impl fmt::Display for SettingError {
@@ -364,6 +452,14 @@ impl fmt::Display for SettingError {
                 f,
                 "chase: the offset is a timecode below 24:00:00:00 (frames below 30), the freewheel at most {} s",
                 MAX_FREEWHEEL_MS / 1000
+            ),
+            SettingError::Live => write!(
+                f,
+                "live: the port is 11111 or not another service's, the buffer at most {MAX_BUFFER} frames, \
+                 the timeout {MIN_LIVE_TIMEOUT_MS} ms to {} s, the fade at most {} s, the return at least 1 frame, \
+                 names not empty",
+                MAX_LIVE_MS / 1000,
+                MAX_LIVE_MS / 1000
             ),
         }
     }
@@ -414,6 +510,10 @@ pub struct Settings {
     /// When set, the autoplay take follows Art-Net timecode this way instead
     /// of starting at power-up.
     pub chase: Option<ChaseSpec>,
+    /// The live relay (schema 5); settings written before it (as JSON by
+    /// `llv serve`) read as its defaults.
+    #[serde(default)]
+    pub live: LiveSpec,
 }
 
 /// One change to [`Settings`]; a [`crate::control::Request::SetSettings`] applies its changes together.
@@ -437,6 +537,55 @@ pub enum Setting {
     ReplyPort(Option<u16>),
     /// Make autoplay chase timecode this way, or start at power-up again.
     Chase(Option<ChaseSpec>),
+    /// Change one of the live relay's settings.
+    Live(LiveChange),
+}
+
+/// One change to [`LiveSpec`] (a field at a time, so that a
+/// [`Setting`] stays as small as its largest other change).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LiveChange {
+    /// Relay from power-up, or not.
+    Enabled(bool),
+    /// The port it listens on.
+    Port(u16),
+    /// Only this subject, or the first heard.
+    Subject(Option<String<SUBJECT_LEN>>),
+    /// Only this address, or any.
+    From(Option<[u8; 4]>),
+    /// Frames of buffer.
+    Buffer(u8),
+    /// Silence before the fallback (ms).
+    TimeoutMs(u16),
+    /// Crossfade length (ms).
+    FadeMs(u16),
+    /// Live frames it takes to return.
+    ReturnFrames(u8),
+    /// The idle take, or none (hold).
+    Idle(Option<String<NAME_LEN>>),
+    /// Pass other datagrams on, or not.
+    PassOther(bool),
+    /// Record the live stream, or not.
+    Record(bool),
+}
+
+impl LiveSpec {
+    /// Applies one change.
+    pub fn apply(&mut self, change: &LiveChange) {
+        match change {
+            LiveChange::Enabled(on) => self.enabled = *on,
+            LiveChange::Port(p) => self.port = *p,
+            LiveChange::Subject(s) => self.subject = s.clone(),
+            LiveChange::From(ip) => self.from = *ip,
+            LiveChange::Buffer(n) => self.buffer = *n,
+            LiveChange::TimeoutMs(ms) => self.timeout_ms = *ms,
+            LiveChange::FadeMs(ms) => self.fade_ms = *ms,
+            LiveChange::ReturnFrames(k) => self.return_frames = *k,
+            LiveChange::Idle(name) => self.idle = name.clone(),
+            LiveChange::PassOther(on) => self.pass_other = *on,
+            LiveChange::Record(on) => self.record = *on,
+        }
+    }
 }
 
 impl Settings {
@@ -473,6 +622,7 @@ impl Settings {
         if let Some(chase) = &self.chase {
             chase.check()?;
         }
+        self.live.check()?;
         Ok(())
     }
 
@@ -543,6 +693,12 @@ impl Settings {
         }) {
             usable.chase = None;
         }
+        if bad(Settings {
+            live: usable.live.clone(),
+            ..defaults()
+        }) {
+            usable.live = LiveSpec::default();
+        }
         (usable, first)
     }
 
@@ -558,6 +714,7 @@ impl Settings {
             Setting::OscPort(p) => self.osc_port = *p,
             Setting::ReplyPort(p) => self.reply_port = *p,
             Setting::Chase(c) => self.chase = *c,
+            Setting::Live(change) => self.live.apply(change),
         }
     }
 

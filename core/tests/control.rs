@@ -70,6 +70,19 @@ fn full_settings() -> Settings {
             freewheel_ms: u32::MAX,
             hold: true,
         }),
+        live: LiveSpec {
+            enabled: true,
+            port: u16::MAX,
+            subject: Some(name(&"l".repeat(SUBJECT_LEN))),
+            from: Some([255; 4]),
+            buffer: u8::MAX,
+            timeout_ms: u16::MAX,
+            fade_ms: u16::MAX,
+            return_frames: u8::MAX,
+            idle: Some(name(&"i".repeat(NAME_LEN))),
+            pass_other: true,
+            record: true,
+        },
     }
 }
 
@@ -92,6 +105,9 @@ fn every_request_round_trips() {
     changes.push(Setting::Token(s.token.clone())).unwrap();
     changes.push(Setting::Token(None)).unwrap();
     changes.push(Setting::Chase(s.chase)).unwrap();
+    changes
+        .push(Setting::Live(LiveChange::Subject(s.live.subject.clone())))
+        .unwrap();
     for req in [
         Request::Hello {
             protocol: PROTOCOL_VERSION,
@@ -138,6 +154,7 @@ fn every_request_round_trips() {
         Request::SetSettings { changes },
         Request::Clock,
         Request::ListPage { start: u32::MAX },
+        Request::Live { on: true },
     ] {
         round_trip_request(&req);
     }
@@ -215,6 +232,18 @@ fn every_response_round_trips_within_max_frame() {
                 bad: (0..BAD_NAMED)
                     .map(|_| name(&"B".repeat(FILE_NAME_LEN)))
                     .collect(),
+            }),
+            live: Some(LiveStatus {
+                state: u8::MAX,
+                rate_mhz: u32::MAX,
+                jitter_us: u32::MAX,
+                frames_in: u64::MAX,
+                lost: u64::MAX,
+                not_face: u64::MAX,
+                fallbacks: u32::MAX,
+                returns: u32::MAX,
+                switches: (0..LIVE_SWITCHES).map(|_| (true, u64::MAX)).collect(),
+                recorded_bytes: u64::MAX,
             }),
             wear: Wear {
                 settings_writes: u32::MAX,
@@ -346,7 +375,7 @@ fn dao_target() -> Vec<Target, MAX_TARGETS> {
 
 #[test]
 fn every_request_has_its_documented_bytes() {
-    let golden: [(Request<'_>, &[u8]); 15] = [
+    let golden: [(Request<'_>, &[u8]); 17] = [
         (
             Request::Hello {
                 protocol: 3,
@@ -466,6 +495,8 @@ fn every_request_has_its_documented_bytes() {
         ),
         (Request::Clock, &[0x0b]),
         (Request::ListPage { start: 16 }, &[0x0c, 0x10]),
+        (Request::Live { on: true }, &[0x0d, 0x01]),
+        (Request::Live { on: false }, &[0x0d, 0x00]),
     ];
     for (request, bytes) in &golden {
         assert_eq!(body(request), *bytes, "{request:?}");
@@ -543,6 +574,7 @@ fn every_response_has_its_documented_bytes() {
         last: None,
         clock: ClockSource::Crystal,
         osc_port: 11114,
+        live: None,
     };
     let page = TakePage {
         start: 16,
@@ -570,6 +602,18 @@ fn every_response_has_its_documented_bytes() {
         }),
         clock: ClockSource::Emulated,
         osc_port: 9000,
+        live: Some(LiveStatus {
+            state: 2,
+            rate_mhz: 30_000,
+            jitter_us: 5_500,
+            frames_in: 315,
+            lost: 165,
+            not_face: 0,
+            fallbacks: 3,
+            returns: 2,
+            switches: [(true, 4261)].into_iter().collect(),
+            recorded_bytes: 131_355,
+        }),
     };
     let golden: [(Response, &[u8]); 9] = [
         (
@@ -608,6 +652,7 @@ fn every_response_has_its_documented_bytes() {
                 0x00, // last: none (protocol 6)
                 0x00, // clock: Crystal (protocol 6)
                 0xea, 0x56, // osc_port 11114 (protocol 6)
+                0x00, // live: none (protocol 6)
             ],
         ),
         (
@@ -624,6 +669,12 @@ fn every_response_has_its_documented_bytes() {
                 0xb4, 0x01, 0x02, 0x00, 0x01, // 180 frames, 2 late, 0 dropped, Stopped
                 0x02, // clock: Emulated
                 0xa8, 0x46, // osc_port 9000
+                0x01, 0x02, 0xb0, 0xea, 0x01, 0xfc,
+                0x2a, // live: fallback, 30 Hz, 5.5 ms jitter
+                0xbb, 0x02, 0xa5, 0x01, 0x00, // 315 frames in, 165 lost, 0 not face
+                0x03, 0x02, 0x01, 0x01, 0xa5,
+                0x21, // 3 fallbacks, 2 returns: to the fallback at 4261 ms
+                0x9b, 0x82, 0x08, // 131355 bytes recorded
             ],
         ),
         (
@@ -645,6 +696,11 @@ fn every_response_has_its_documented_bytes() {
                 0x05, 0x01, 10, 0, 2, 2, 0xe7, 0x56, // Settings: targets
                 0x00, 0x00, 0x00, 0x00, // autoplay, subject, address, token
                 0x00, 0x00, 0x00, 0x00, // name, osc_port, reply_port, chase
+                0x00, 0xe7, 0x56, 0x00,
+                0x00, // live: off, port 11111, any subject and address
+                0x00, 0xfa, 0x01, 0xac, 0x02,
+                0x0a, // buffer 0, timeout 250, fade 300, return 10
+                0x00, 0x00, 0x00, // no idle take, pass-other off, record off
                 0x01, // token_set
             ],
         ),
@@ -768,6 +824,7 @@ fn the_documents_examples_are_what_the_codec_writes() {
         }),
         clock: ClockSource::Emulated,
         osc_port: 9000,
+        live: None,
     }));
     let flowed = doc
         .split_whitespace()

@@ -293,8 +293,35 @@ fn every_key_parses_to_its_setting() {
         ("chase-stream", "2"),
         ("chase-freewheel", "2.5"),
         ("chase-hold", "on"),
+        ("live", "on"),
+        ("live-port", "11112"),
+        ("live-subject", "alex"),
+        ("live-from", "10.0.0.7"),
+        ("live-buffer", "3"),
+        ("live-timeout", "0.5"),
+        ("live-fade", "0.125"),
+        ("live-return", "5"),
+        ("live-idle", "idle"),
+        ("live-pass-other", "on"),
+        ("live-record", "on"),
     ])
     .unwrap();
+    assert_eq!(
+        s.live,
+        LiveSpec {
+            enabled: true,
+            port: 11112,
+            subject: Some(name("alex")),
+            from: Some([10, 0, 0, 7]),
+            buffer: 3,
+            timeout_ms: 500,
+            fade_ms: 125,
+            return_frames: 5,
+            idle: Some(name("idle")),
+            pass_other: true,
+            record: true,
+        }
+    );
     assert_eq!(
         s.targets.as_slice(),
         &[target([10, 0, 2, 2], 11111), target([10, 0, 2, 3], 9000)]
@@ -325,7 +352,7 @@ fn every_key_parses_to_its_setting() {
     );
     assert_eq!(s.check(Sender::Box), Ok(()));
     // Every documented key parses.
-    let keys: Vec<&str, 13> = [
+    let keys: Vec<&str, 24> = [
         "targets",
         "autoplay",
         "autoplay-loops",
@@ -339,6 +366,17 @@ fn every_key_parses_to_its_setting() {
         "chase-stream",
         "chase-freewheel",
         "chase-hold",
+        "live",
+        "live-port",
+        "live-subject",
+        "live-from",
+        "live-buffer",
+        "live-timeout",
+        "live-fade",
+        "live-return",
+        "live-idle",
+        "live-pass-other",
+        "live-record",
     ]
     .into_iter()
     .collect();
@@ -381,7 +419,9 @@ fn a_bad_key_or_value_is_named_in_the_error() {
     assert_eq!(
         err(&[("volume", "3")]),
         "unknown setting \"volume\": targets, autoplay, autoplay-loops, subject, address, \
-         token, name, osc-port, reply-port, chase, chase-stream, chase-freewheel, chase-hold"
+         token, name, osc-port, reply-port, chase, chase-stream, chase-freewheel, chase-hold, \
+         live, live-port, live-subject, live-from, live-buffer, live-timeout, live-fade, \
+         live-return, live-idle, live-pass-other, live-record"
     );
     let cases: [(&str, &str, &str); 18] = [
         (
@@ -512,5 +552,43 @@ fn a_chase_offset_is_a_label_and_freewheel_at_most_an_hour() {
     assert_eq!(
         config.after_freewheel,
         llv_core::chase::AfterFreewheel::Hold
+    );
+}
+
+#[test]
+fn live_settings_out_of_range_are_refused_and_named() {
+    let refused = |pairs: &[(&str, &str)]| {
+        let s = parse_all(pairs).unwrap();
+        let e = s.check(Sender::Box).unwrap_err();
+        assert_eq!(e, SettingError::Live);
+        assert!(e.to_string().starts_with("live: "), "{e}");
+        // What a box does with such a stored setting: the relay's defaults.
+        assert_eq!(s.usable(Sender::Box).0.live, LiveSpec::default());
+    };
+    refused(&[("live-buffer", "7")]);
+    refused(&[("live-timeout", "0.01")]);
+    refused(&[("live-timeout", "11")]);
+    refused(&[("live-fade", "10.001")]);
+    refused(&[("live-return", "0")]);
+    refused(&[("live-port", "5353")]);
+    let ok = parse_all(&[
+        ("live-buffer", "6"),
+        ("live-fade", "0"),
+        ("live-port", "11111"),
+    ]);
+    assert_eq!(ok.unwrap().check(Sender::Box), Ok(()));
+    let err = |pairs: &[(&str, &str)]| parse_all(pairs).unwrap_err();
+    assert_eq!(err(&[("live", "yes")]), "live: on or off, not \"yes\"");
+    assert_eq!(
+        err(&[("live-timeout", "soon")]),
+        "live-timeout: \"soon\" is not seconds to the millisecond (0.25)"
+    );
+    assert_eq!(
+        err(&[("live-buffer", "-1")]),
+        "live-buffer: \"-1\" is not a whole number"
+    );
+    assert_eq!(
+        err(&[("live-from", "phone")]),
+        "live-from: \"phone\" is not an IPv4 address or none"
     );
 }

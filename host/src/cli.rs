@@ -6,7 +6,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::boxctl::{card, control as boxctl, flash};
 use crate::commands::{
-    convert, docs, edit, import, info, play, plot, record, remap, retarget, sequence, tc,
+    convert, docs, edit, import, info, play, plot, record, relay, remap, retarget, sequence, tc,
 };
 use crate::{discover, serve};
 
@@ -24,6 +24,8 @@ enum Command {
     Record(record::Args),
     /// Send a recording's frames to one or more targets, timed like the take.
     Play(play::Args),
+    /// Relay a live phone to the targets: re-clocked, covered by an idle take when it drops, recorded.
+    Relay(relay::Args),
     /// Write a recording as clear JSON (LLV's `unpack`).
     Unpack(convert::UnpackArgs),
     /// Turn a clear JSON file (or any recording) into a recording (LLV's `pack`).
@@ -70,6 +72,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Record(args) => done(record::run(args)),
         Command::Play(args) => done(play::run(args)),
+        Command::Relay(args) => done(relay::run(&args)),
         Command::Unpack(args) => done(convert::unpack(args)),
         Command::Pack(args) => done(convert::pack(args)),
         Command::Convert(args) => done(convert::convert(args)),

@@ -10,6 +10,7 @@
 //! | [`mdns_query`] | the one-shot mDNS query that [`address`] and [`discover`] send |
 //! | [`discover`] | `llv discover`: the boxes on the network |
 //! | [`playback`] | the player: paced or chased sending of a take, the pacer, the Art-Net timecode receiver and generator |
+//! | [`live`] | the live relay (`llv relay`): a socket through the core's relay engine to the targets, the black box |
 //! | [`capture`] | the recorder: Live Link Face datagrams from a socket to native lines, counted |
 //! | [`recording`] | every recording format, CSV takes included: one reader that detects the format, one writer per format |
 //! | [`take`] | a take in memory, and the edits every command shares |
@@ -39,6 +40,7 @@ pub mod console;
 pub mod discover;
 pub mod edit;
 pub mod import;
+pub mod live;
 pub mod mdns_query;
 pub mod metahuman;
 pub mod output;

@@ -12,6 +12,7 @@
 //! | [`card`] | card images (MBR, `mkfs.fat`), a box booted on one, arrival times and lateness |
 //! | [`sync`] | two boxes and an Art-Net timecode master: chase errors, skew |
 //! | [`webdriver`] | a headless Chromium driven over WebDriver, its screenshots in `target/browser/` |
+//! | [`live`] | the live relay end to end: the phone take sent as the phone would, a running `llv relay`, a receiver |
 //! | [`phone`] | the real phone take cut and moved for chases, which frame arrived, chase errors |
 
 pub mod card;
@@ -19,6 +20,7 @@ pub mod cli;
 pub mod doors;
 pub mod files;
 pub mod flash_box;
+pub mod live;
 pub mod phone;
 pub mod qemu;
 pub mod show;

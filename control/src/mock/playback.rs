@@ -5,10 +5,12 @@ use std::sync::{Arc, Mutex};
 use std::vec::Vec;
 
 use heapless::Vec as Bounded;
-use llv_core::control::{ClockSource, Ended, Fault, Played, Playing, Start, MAX_FAULTS};
+use llv_core::control::{
+    ClockSource, Ended, Fault, LiveStatus, Played, Playing, Start, MAX_FAULTS,
+};
 use llv_core::settings::{Sender, Settings, Target};
 
-use crate::library::Take;
+use crate::library::{Refusal, Take};
 use crate::session::Playback;
 
 /// Remembers the last play request and the last settings applied.
@@ -30,6 +32,9 @@ pub struct RecordingPlayback {
     pub read_ahead_short: bool,
     /// Plays as a laptop (`llv serve`: its loopback is a target) rather than as the box.
     pub laptop: bool,
+    /// The live relay as the session last set it: on or off, and the
+    /// settings' port it was to listen on.
+    pub live: Option<(bool, u16)>,
 }
 
 impl<T: Take> Playback<T> for RecordingPlayback {
@@ -107,6 +112,17 @@ impl<T: Take> Playback<T> for RecordingPlayback {
             Sender::Box
         }
     }
+
+    fn live(&mut self, on: bool, settings: &Settings) -> Result<(), Refusal> {
+        self.live = Some((on, settings.live.port));
+        Ok(())
+    }
+
+    fn live_status(&self) -> Option<LiveStatus> {
+        self.live
+            .filter(|(on, _)| *on)
+            .map(|_| LiveStatus::default())
+    }
 }
 
 /// A [`RecordingPlayback`] shared between threads (host tests serving several
@@ -171,5 +187,13 @@ impl<T: Take> Playback<T> for SharedPlayback {
 
     fn sender(&self) -> Sender {
         Playback::<T>::sender(&*self.lock())
+    }
+
+    fn live(&mut self, on: bool, settings: &Settings) -> Result<(), Refusal> {
+        Playback::<T>::live(&mut *self.lock(), on, settings)
+    }
+
+    fn live_status(&self) -> Option<LiveStatus> {
+        Playback::<T>::live_status(&*self.lock())
     }
 }

@@ -75,6 +75,18 @@ pub(super) fn command<'a>(m: &Message<'a>) -> Result<Command<'a>, &'static str> 
             })
         }
         "/llv/stop" => Command::Request(Request::Stop),
+        "/llv/live" => Command::Request(Request::Live {
+            on: match args.next() {
+                Some(Arg::Str("on")) | Some(Arg::True) => true,
+                Some(Arg::Str("off")) | Some(Arg::False) => false,
+                Some(a) => match a.as_count() {
+                    Some(1) => true,
+                    Some(0) => false,
+                    _ => return Err("/llv/live: on or off (1 or 0, T or F)"),
+                },
+                None => return Err("/llv/live: on or off (1 or 0, T or F)"),
+            },
+        }),
         "/llv/status" => Command::Request(Request::Status),
         "/llv/takes" => Command::Request(Request::ListPage {
             start: match args.next() {

@@ -11,6 +11,7 @@
 //! | `/llv/play` | `take [loops]` (0 loops forever; 1 by default) | `Play` to the configured targets |
 //! | `/llv/chase` | `take [offset]` (`HH:MM:SS:FF`; the take's own timecode by default) | `Play` following Art-Net timecode |
 //! | `/llv/stop` | | `Stop` |
+//! | `/llv/live` | `on` or `off` (also 1 or 0, T or F) | `Live`: the live relay on or off now |
 //! | `/llv/status` | | `Status` |
 //! | `/llv/takes` | `[start]` (0 by default) | `ListPage`: a page of the takes |
 //! | `/llv/subscribe` | `[seconds]` (3600 by default, 0 ends it) | the state pushed on every change and each second |

@@ -17,6 +17,17 @@
 //! | `chase-stream` | `0` to `255` |
 //! | `chase-freewheel` | seconds, `0` to `3600`, to the millisecond |
 //! | `chase-hold` | `on` or `off` |
+//! | `live` | `on` (relay from power-up) or `off` |
+//! | `live-port` | the port it listens on for the phone (11111) |
+//! | `live-subject` | only this subject is live, or `none` (the first heard) |
+//! | `live-from` | only this IPv4 address is live, or `none` |
+//! | `live-buffer` | frames of re-clocking buffer, `0` to `6` |
+//! | `live-timeout` | seconds of silence before the fallback, to the millisecond (0.25) |
+//! | `live-fade` | seconds of each crossfade, to the millisecond (0.3) |
+//! | `live-return` | consecutive live frames it takes to return (10) |
+//! | `live-idle` | the idle take's name, or `none` (hold the last frame) |
+//! | `live-pass-other` | `on` or `off`: pass datagrams that are not faces on untouched |
+//! | `live-record` | `on` or `off`: record the live stream |
 //!
 //! Parsing checks the form of a value; [`Settings::check`] checks the
 //! settings that result (a gateway on the subnet, a port nobody else uses...).
@@ -28,15 +39,15 @@ use core::str::FromStr;
 use heapless::{String, Vec};
 
 use super::{
-    check_box_name, Autoplay, ChaseSpec, Setting, Settings, StaticAddress, Target, BOX_NAME_LEN,
-    MAX_FREEWHEEL_MS, MAX_TARGETS, SUBJECT_LEN, TOKEN_LEN,
+    check_box_name, Autoplay, ChaseSpec, LiveChange, Setting, Settings, StaticAddress, Target,
+    BOX_NAME_LEN, MAX_FREEWHEEL_MS, MAX_TARGETS, SUBJECT_LEN, TOKEN_LEN,
 };
 use crate::artnet::TimecodeLabel;
 use crate::ports::LIVE_LINK_PORT;
 use crate::take::NAME_LEN;
 
 /// Every key, in the order `llv box ADDR config` documents them.
-pub const KEYS: [&str; 13] = [
+pub const KEYS: [&str; 24] = [
     "targets",
     "autoplay",
     "autoplay-loops",
@@ -50,6 +61,17 @@ pub const KEYS: [&str; 13] = [
     "chase-stream",
     "chase-freewheel",
     "chase-hold",
+    "live",
+    "live-port",
+    "live-subject",
+    "live-from",
+    "live-buffer",
+    "live-timeout",
+    "live-fade",
+    "live-return",
+    "live-idle",
+    "live-pass-other",
+    "live-record",
 ];
 
 /// What is wrong with a key or its value.
@@ -92,6 +114,8 @@ pub enum ParseErrorKind {
     OnOff,
     /// Not a whole number.
     Number,
+    /// Not seconds to the millisecond, up to 65.535.
+    Seconds,
 }
 
 /// A key or value that does not parse, naming both.
@@ -150,6 +174,10 @@ impl fmt::Display for ParseError<'_> {
             ),
             ParseErrorKind::OnOff => write!(f, "{key}: on or off, not {value:?}"),
             ParseErrorKind::Number => write!(f, "{key}: {value:?} is not a whole number"),
+            ParseErrorKind::Seconds => write!(
+                f,
+                "{key}: {value:?} is not seconds to the millisecond (0.25)"
+            ),
         }
     }
 }
@@ -234,9 +262,44 @@ impl Setting {
                 }
                 Setting::Chase(Some(spec))
             }
+            "live" | "live-port" | "live-subject" | "live-from" | "live-buffer"
+            | "live-timeout" | "live-fade" | "live-return" | "live-idle" | "live-pass-other"
+            | "live-record" => Setting::Live(parse_live(key, value).map_err(err)?),
             _ => return Err(err(ParseErrorKind::UnknownKey)),
         })
     }
+}
+
+/// The change one `live...` key asks for.
+fn parse_live(key: &str, value: &str) -> Result<LiveChange, ParseErrorKind> {
+    let none = value == "none";
+    let on_off = || parse_on_off(value).ok_or(ParseErrorKind::OnOff);
+    let number = || value.parse::<u8>().map_err(|_| ParseErrorKind::Number);
+    let millis = || {
+        parse_millis(value)
+            .and_then(|ms| u16::try_from(ms).ok())
+            .ok_or(ParseErrorKind::Seconds)
+    };
+    Ok(match key {
+        "live" => LiveChange::Enabled(on_off()?),
+        "live-port" => LiveChange::Port(parse_port(value).ok_or(ParseErrorKind::Port)?),
+        "live-subject" if none => LiveChange::Subject(None),
+        "live-subject" => LiveChange::Subject(Some(
+            bounded_text::<SUBJECT_LEN>(value).ok_or(ParseErrorKind::TooLong(SUBJECT_LEN))?,
+        )),
+        "live-from" if none => LiveChange::From(None),
+        "live-from" => LiveChange::From(Some(parse_ipv4(value).ok_or(ParseErrorKind::Ipv4)?)),
+        "live-buffer" => LiveChange::Buffer(number()?),
+        "live-timeout" => LiveChange::TimeoutMs(millis()?),
+        "live-fade" => LiveChange::FadeMs(millis()?),
+        "live-return" => LiveChange::ReturnFrames(number()?),
+        "live-idle" if none => LiveChange::Idle(None),
+        "live-idle" => LiveChange::Idle(Some(
+            bounded_text::<NAME_LEN>(value).ok_or(ParseErrorKind::TooLong(NAME_LEN))?,
+        )),
+        "live-pass-other" => LiveChange::PassOther(on_off()?),
+        _ => LiveChange::Record(on_off()?),
+    })
 }
 
 /// `value` as a bounded string, if it fits `N` bytes.

@@ -340,6 +340,19 @@ fn the_store_counts_its_erases_as_the_flash_sees_them() {
             freewheel_ms: llv_core::settings::MAX_FREEWHEEL_MS,
             hold: true,
         }),
+        live: llv_core::settings::LiveSpec {
+            enabled: true,
+            port: 65535,
+            subject: Some("l".repeat(64).as_str().try_into().unwrap()),
+            from: Some([192, 168, 100, 201]),
+            buffer: llv_core::relay::MAX_BUFFER,
+            timeout_ms: llv_core::settings::MAX_LIVE_MS,
+            fade_ms: llv_core::settings::MAX_LIVE_MS,
+            return_frames: u8::MAX,
+            idle: Some("i".repeat(32).as_str().try_into().unwrap()),
+            pass_other: true,
+            record: true,
+        },
     };
     assert_eq!(full.check(llv_core::settings::Sender::Box), Ok(()));
     let mut s = full.clone();

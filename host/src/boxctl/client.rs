@@ -232,6 +232,7 @@ fn name_of(request: &Request<'_>) -> &'static str {
         Request::SetSettings { .. } => "the settings",
         Request::Clock => "Clock",
         Request::ListPage { .. } => "ListPage",
+        Request::Live { .. } => "Live",
     }
 }
 

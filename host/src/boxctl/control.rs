@@ -93,6 +93,12 @@ Examples:
   llv box 192.168.1.50 stop
   llv box stage-left stage-right stop")]
     Stop,
+    /// Turn the live relay on or off now (its settings: `config live-...`).
+    Live {
+        /// on or off.
+        #[arg(value_parser = ["on", "off"])]
+        state: String,
+    },
     /// Delete a stored take.
     #[command(after_help = "\
 Examples:
@@ -110,7 +116,10 @@ Examples:
     /// reply-port N|none (replies to OSC also go to this port of the sender);
     /// chase own|HH:MM:SS:FF|off (autoplay follows Art-Net timecode, its first
     /// frame at its own timecode or at this one); chase-stream N;
-    /// chase-freewheel SECONDS; chase-hold on|off.
+    /// chase-freewheel SECONDS; chase-hold on|off; live on|off (relay from
+    /// power-up); live-port N; live-subject NAME|none; live-from IP|none;
+    /// live-buffer N (0-6); live-timeout SECONDS; live-fade SECONDS;
+    /// live-return K; live-idle TAKE|none; live-pass-other on|off; live-record on|off.
     #[command(after_help = "\
 Examples:
   llv box 192.168.1.50 config                                   # show the settings
@@ -220,6 +229,18 @@ fn act(client: &mut BoxClient, action: &BoxAction, json: bool) -> Result<()> {
         BoxAction::Stop => {
             client.call(&Request::Stop)?;
             done(json, "stopped");
+        }
+        BoxAction::Live { state } => {
+            let on = state == "on";
+            client.call(&Request::Live { on })?;
+            done(
+                json,
+                if on {
+                    "live relay on"
+                } else {
+                    "live relay off"
+                },
+            );
         }
         BoxAction::Delete { name } => {
             let place = where_is(client, name, true)?;
@@ -495,6 +516,26 @@ fn print_status(client: &BoxClient, s: &Status) {
             None => crate::outln!("playing  nothing"),
         },
     }
+    if let Some(l) = &s.live {
+        let state = ["waiting for the phone", "live", "fallback", "returning"];
+        crate::outln!(
+            "live     {}: source {:.3} Hz, jitter {:.1} ms, {} frames in, {} lost, {} not face, \
+             {} fallbacks, {} returns, {} bytes recorded",
+            state.get(usize::from(l.state)).unwrap_or(&"returning"),
+            f64::from(l.rate_mhz) / 1000.0,
+            f64::from(l.jitter_us) / 1000.0,
+            l.frames_in,
+            l.lost,
+            l.not_face,
+            l.fallbacks,
+            l.returns,
+            l.recorded_bytes
+        );
+        for (fallback, at_ms) in &l.switches {
+            let kind = if *fallback { "fallback" } else { "return" };
+            crate::outln!("  {kind} at {:.3} s", *at_ms as f64 / 1000.0);
+        }
+    }
     if let Some(p) = &s.playing {
         if p.read_ahead_low != u32::MAX {
             crate::outln!(
@@ -685,6 +726,22 @@ fn print_settings(s: &Settings, token_set: bool, now: &Status) {
         ),
         None => crate::outln!("chase     off (autoplay starts at power-up)"),
     }
+    let l = &s.live;
+    crate::outln!(
+        "live      {} on UDP {}, subject {}, from {}, buffer {} frames, fallback after {} s, fade {} s, \
+         return after {} frames, idle take {}, other datagrams {}, recording {}",
+        if l.enabled { "relays from power-up" } else { "off" },
+        l.port,
+        printable(l.subject.as_deref().unwrap_or("any (the first heard)")),
+        l.from.map_or("any".to_string(), |ip| Ipv4Addr::from(ip).to_string()),
+        l.buffer,
+        f64::from(l.timeout_ms) / 1000.0,
+        f64::from(l.fade_ms) / 1000.0,
+        l.return_frames,
+        printable(l.idle.as_deref().unwrap_or("none (hold the last frame)")),
+        if l.pass_other { "passed on" } else { "dropped" },
+        if l.record { "on" } else { "off" }
+    );
 }
 
 #[cfg(test)]

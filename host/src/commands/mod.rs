@@ -6,6 +6,8 @@
 //! its module: `info`'s statistics, `retarget`'s timelines and batch (which
 //! `remap` runs too), `sequence`'s debug take.
 //!
+//! `llv relay` is [`relay`], over [`crate::live`].
+//!
 //! The box's commands (`llv flash`, `llv card`, `llv box`) are in
 //! [`crate::boxctl`]; `llv serve` and `llv discover` are [`crate::serve`] and
 //! [`crate::discover`].
@@ -18,6 +20,7 @@ pub mod info;
 pub mod play;
 pub mod plot;
 pub mod record;
+pub mod relay;
 pub mod remap;
 pub mod retarget;
 pub mod sequence;

@@ -73,13 +73,14 @@ pub struct Report {
 }
 
 /// One UDP socket per address family the targets use.
-struct Senders {
+pub struct Senders {
     v4: Option<UdpSocket>,
     v6: Option<UdpSocket>,
 }
 
 impl Senders {
-    fn new(targets: &[SocketAddr]) -> io::Result<Senders> {
+    /// Sockets for the address families of `targets` (IPv4 may broadcast).
+    pub fn new(targets: &[SocketAddr]) -> io::Result<Senders> {
         let bind = |any: &str| UdpSocket::bind(any);
         Ok(Senders {
             v4: targets
@@ -98,7 +99,8 @@ impl Senders {
         })
     }
 
-    fn send(&self, packet: &[u8], target: &SocketAddr) -> io::Result<()> {
+    /// Sends `packet` to `target` (never waits on a full buffer: UDP).
+    pub fn send(&self, packet: &[u8], target: &SocketAddr) -> io::Result<()> {
         let socket = if target.is_ipv4() { &self.v4 } else { &self.v6 };
         let socket = socket
             .as_ref()

@@ -143,14 +143,28 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         keeper: Box::leak(Box::new(DoorKeeper::new([None; SLOTS]))),
     };
     let address = (!args.bind.is_unspecified()).then_some(args.bind);
-
     let control = TcpListener::bind((args.bind, args.port))
         .with_context(|| format!("cannot listen on TCP {}:{}", args.bind, args.port))?;
     let (osc_udp, osc_tcp) = bind_osc(args.bind, args.osc_port.unwrap_or(settings.osc_port()))?;
     let http = TcpListener::bind((args.bind, args.http_port))
         .with_context(|| format!("cannot listen on TCP {}:{}", args.bind, args.http_port))?;
     let ports = (control.local_addr()?.port(), osc_udp.local_addr()?.port());
-    let player = Player::new(address, ports.1, &settings, args.artnet_port, bad);
+    let player = Player::new(
+        address,
+        ports.1,
+        &settings,
+        args.artnet_port,
+        bad,
+        &args.dir,
+        args.bind,
+    );
+    if settings.live.enabled {
+        if let Err(e) =
+            llv_control::Playback::<folder::FolderTake>::live(&mut player.clone(), true, &settings)
+        {
+            eprintln!("warning: live relay: {}", e.detail);
+        }
+    }
     let http_port = http.local_addr()?.port();
     if args.json {
         crate::outln!(

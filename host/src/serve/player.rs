@@ -4,8 +4,12 @@
 //! time on the player's clock) or follows Art-Net timecode as `llv play
 //! --chase` does (the core's chase, as on the box); a new play or a stop ends
 //! the one before at once, and how it went stays in `Status` until the next.
+//! The live relay (`Request::Live`) runs `llv relay`'s code ([`crate::live`])
+//! on a thread of its own, to the settings' targets, its idle take and its
+//! recordings in the served folder (so they are listed as takes).
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -13,15 +17,22 @@ use std::time::{Duration, Instant};
 
 use heapless::Vec as Bounded;
 use indicatif::ProgressBar;
+use llv_control::library::{not_found, Refusal};
 use llv_control::Playback;
 use llv_core::control::{
-    bounded, ClockSource, Ended, Fault, FaultCode, Played, Playing, Start, TargetCounts, MAX_FAULTS,
+    bounded, ClockSource, Ended, ErrorCode, Fault, FaultCode, LiveStatus, Played, Playing, Start,
+    TargetCounts, MAX_FAULTS,
 };
+use llv_core::relay::{Idle, NoIdle, Relay};
 use llv_core::settings::{Sender, SettingError, Settings, Target};
 
 use super::folder::FolderTake;
+use crate::capture::bind as bind_udp;
+use crate::live::black_box::BlackBox;
+use crate::live::{self, Bounds, IdleTake};
 use crate::playback::artnet::Receiver;
 use crate::playback::{play, play_chased, Options};
+use crate::recording;
 use crate::take::Edit;
 
 /// One playback in progress.
@@ -58,6 +69,19 @@ struct State {
     faults: Bounded<Fault, MAX_FAULTS>,
     /// How the last playback went.
     last: Option<Played>,
+    /// The served folder: the live relay's idle takes and recordings.
+    dir: PathBuf,
+    /// The address the live relay listens on.
+    bind: Ipv4Addr,
+    /// The live relay, while it runs.
+    live: Option<LiveRun>,
+}
+
+/// The live relay on its thread.
+struct LiveRun {
+    stop: Arc<AtomicBool>,
+    status: Arc<Mutex<Option<LiveStatus>>>,
+    thread: JoinHandle<()>,
 }
 
 /// The player, shared by every connection of `llv serve`.
@@ -70,13 +94,16 @@ impl Player {
     /// port served); `settings` the ones in force; a chase listens for
     /// timecode on `artnet_port`;
     /// `ignored`: a stored setting that breaks the rules (reported as the
-    /// box reports one until new settings are saved).
+    /// box reports one until new settings are saved); the live relay
+    /// listens on `bind` and keeps its takes in `dir`.
     pub fn new(
         address: Option<Ipv4Addr>,
         osc_port: u16,
         settings: &Settings,
         artnet_port: u16,
         ignored: Option<SettingError>,
+        dir: &Path,
+        bind: Ipv4Addr,
     ) -> Self {
         let faults = ignored
             .map(|e| Fault {
@@ -94,7 +121,98 @@ impl Player {
             playback: None,
             faults,
             last: None,
+            dir: dir.to_path_buf(),
+            bind,
+            live: None,
         })))
+    }
+
+    /// Stops the live relay, if it runs, and waits for its thread.
+    pub fn stop_live(&self) {
+        let live = self.state().live.take();
+        if let Some(l) = live {
+            l.stop.store(true, Ordering::SeqCst);
+            let _ = l.thread.join();
+        }
+    }
+
+    /// Starts the live relay with `settings`' (replacing one that runs).
+    fn start_live(&self, settings: &Settings) -> Result<(), Refusal> {
+        self.stop_live();
+        let spec = &settings.live;
+        let targets: Vec<SocketAddr> = settings
+            .targets
+            .iter()
+            .map(|t| SocketAddr::V4(t.socket_addr()))
+            .collect();
+        if targets.is_empty() {
+            return Err(Refusal::new(
+                ErrorCode::Invalid,
+                "no targets: set targets first",
+            ));
+        }
+        let (dir, bind, started) = {
+            let state = self.state();
+            (state.dir.clone(), state.bind, state.started)
+        };
+        let mut idle = spec
+            .idle
+            .as_deref()
+            .map(|name| idle_take(&dir, name))
+            .transpose()?;
+        let (socket, _) = bind_udp(SocketAddr::new(bind.into(), spec.port))
+            .map_err(|e| Refusal::fmt(ErrorCode::Invalid, format_args!("{e:#}")))?;
+        let black_box = spec
+            .record
+            .then(|| BlackBox::start(&dir))
+            .transpose()
+            .map_err(|e| Refusal::fmt(ErrorCode::Flash, format_args!("{e:#}")))?;
+        let relay = Relay::new(
+            spec.config(),
+            spec.subject.as_deref(),
+            spec.from.map(|ip| Ipv4Addr::from(ip).into()),
+        );
+        let stop = Arc::new(AtomicBool::new(false));
+        let status = Arc::new(Mutex::new(None));
+        let thread = std::thread::spawn({
+            let (stop, status) = (Arc::clone(&stop), Arc::clone(&status));
+            move || {
+                let epoch = Instant::now();
+                let started_ms = u64::try_from((epoch - started).as_millis()).unwrap_or(0);
+                let mut hold = NoIdle;
+                let idle: &mut dyn Idle = match &mut idle {
+                    Some(take) => take,
+                    None => &mut hold,
+                };
+                let bounds = Bounds {
+                    epoch,
+                    stop: &stop,
+                    until: None,
+                };
+                let mut progress = |relay: &Relay, bytes: u64| {
+                    *status.lock().unwrap_or_else(|p| p.into_inner()) =
+                        Some(LiveStatus::of(relay, started_ms, bytes));
+                };
+                let ran = live::run(
+                    &socket,
+                    &targets,
+                    relay,
+                    idle,
+                    black_box,
+                    bounds,
+                    &mut progress,
+                );
+                if let Err(e) = ran {
+                    eprintln!("live relay: {e:#}");
+                }
+            }
+        });
+        self.state().live = Some(LiveRun {
+            stop,
+            status,
+            thread,
+        });
+        Ok(())
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -302,4 +420,50 @@ impl Playback<FolderTake> for Player {
     fn sender(&self) -> Sender {
         Sender::Laptop
     }
+
+    fn live(&mut self, on: bool, settings: &Settings) -> Result<(), Refusal> {
+        if on {
+            self.start_live(settings)
+        } else {
+            self.stop_live();
+            Ok(())
+        }
+    }
+
+    fn live_status(&self) -> Option<LiveStatus> {
+        let state = self.state();
+        let live = state.live.as_ref()?;
+        let status = live
+            .status
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        Some(status.unwrap_or_default())
+    }
+}
+
+/// The idle take named `name` in `dir`: its recording (any format llv
+/// reads; the `.gesichter` one where two share the name), as values.
+fn idle_take(dir: &Path, name: &str) -> Result<IdleTake, Refusal> {
+    let mut found: Option<PathBuf> = None;
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.file_stem().and_then(|s| s.to_str()) != Some(name) {
+            continue;
+        }
+        let preferred = path.extension().is_some_and(|e| e == "gesichter");
+        if found.is_none() || preferred {
+            found = Some(path);
+        }
+    }
+    let path = found.ok_or_else(|| not_found(name))?;
+    let loaded = recording::read(&path, &recording::ReadOptions::default())
+        .map_err(|e| Refusal::fmt(ErrorCode::BadImage, format_args!("{e:#}")))?;
+    if loaded.take.is_empty() {
+        return Err(Refusal::fmt(
+            ErrorCode::BadImage,
+            format_args!("idle take {name}: no frames"),
+        ));
+    }
+    Ok(IdleTake::new(&loaded.take))
 }

@@ -1,0 +1,234 @@
+//! The live relay end to end: the real phone take sent as the phone would
+//! (its recorded timing, with jitter and dropouts), a running `llv relay`,
+//! and what a loopback receiver got from it and when.
+
+use std::io::BufRead;
+use std::net::UdpSocket;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use llv_core::packet::FaceFrame;
+
+use crate::files::native_packets;
+use crate::phone::phone_take;
+
+/// The phone take's first `rows` frames as packets, with when the phone
+/// sent each (s from the first, from their frame times), converted by `llv`
+/// in `dir`.
+pub fn phone_frames(dir: &Path, rows: usize) -> Vec<(f64, Vec<u8>)> {
+    let csv = phone_take(dir, "phone.csv", rows, None);
+    let lines = dir.join("phone.gesichter-lines");
+    crate::llv()
+        .arg("convert")
+        .arg(&csv)
+        .arg(&lines)
+        .arg("--force")
+        .assert()
+        .success();
+    let packets = native_packets(&lines);
+    let first = FaceFrame::decode(&packets[0]).unwrap().time;
+    packets
+        .into_iter()
+        .map(|p| {
+            let t = FaceFrame::decode(&p)
+                .unwrap()
+                .time
+                .seconds_since(&first)
+                .unwrap();
+            (t, p)
+        })
+        .collect()
+}
+
+/// Gives the calling thread real-time priority (`SCHED_FIFO`) and 1 ns of
+/// timer slack where the system allows it, so what the tests send and time
+/// is not the busy machine's noise; says whether it got the priority.
+pub fn real_time() -> bool {
+    let param = libc::sched_param { sched_priority: 1 };
+    // SAFETY: plain system calls on the calling thread with valid arguments.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
+        libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0
+    }
+}
+
+/// Returns at `at`: sleeps, and at real-time priority spins the last 200 µs.
+pub fn wait_until(at: Instant, real_time: bool) {
+    let spin = if real_time {
+        Duration::from_micros(200)
+    } else {
+        Duration::ZERO
+    };
+    if let Some(wait) = at
+        .checked_duration_since(Instant::now())
+        .and_then(|w| w.checked_sub(spin))
+    {
+        std::thread::sleep(wait);
+    }
+    while Instant::now() < at {
+        std::hint::spin_loop();
+    }
+}
+
+/// xorshift64*: the same jitter on every run.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// Uniform in -max..=max.
+    pub fn jitter(&mut self, max: f64) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        let x = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11;
+        (x as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * max
+    }
+}
+
+/// Sends `frames` to `to` as the phone would: each at its time after
+/// `start`, ±`jitter` s, none in the `dropouts` (start and length, s, of
+/// the take's time); returns each datagram sent and when. Paced at
+/// real-time priority where allowed, so the jitter is the one asked for.
+pub fn send_as_phone(
+    frames: Vec<(f64, Vec<u8>)>,
+    to: String,
+    start: Instant,
+    jitter: f64,
+    dropouts: Vec<(f64, f64)>,
+) -> JoinHandle<Vec<(Instant, Vec<u8>)>> {
+    std::thread::spawn(move || {
+        let real_time = real_time();
+        let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let mut rng = Rng(0x5eed_1234_abcd_0001);
+        let mut sent = Vec::new();
+        for (t, packet) in frames {
+            if dropouts.iter().any(|(a, len)| t >= *a && t < a + len) {
+                continue;
+            }
+            let at = start + Duration::from_secs_f64((t + jitter + rng.jitter(jitter)).max(0.0));
+            wait_until(at, real_time);
+            socket.send_to(&packet, &to).unwrap();
+            sent.push((Instant::now(), packet));
+        }
+        sent
+    })
+}
+
+/// Collects what arrives on `socket` until nothing has come for `quiet`
+/// (at most `limit` in all): each datagram and when, timed at real-time
+/// priority where allowed.
+pub fn receive(
+    socket: UdpSocket,
+    quiet: Duration,
+    limit: Duration,
+) -> JoinHandle<Vec<(Instant, Vec<u8>)>> {
+    std::thread::spawn(move || {
+        real_time();
+        socket.set_read_timeout(Some(quiet)).unwrap();
+        let started = Instant::now();
+        let mut got = Vec::new();
+        let mut buf = [0u8; 2048];
+        while started.elapsed() < limit {
+            match socket.recv(&mut buf) {
+                Ok(n) => got.push((Instant::now(), buf[..n].to_vec())),
+                Err(_) if got.is_empty() => {}
+                Err(_) => break,
+            }
+        }
+        got
+    })
+}
+
+/// A running `llv relay --listen 0 --bind 127.0.0.1 ARGS`.
+pub struct Relaying {
+    child: Child,
+    /// The port it listens on.
+    pub port: u16,
+    stderr: JoinHandle<String>,
+}
+
+impl Relaying {
+    /// Starts it and waits (at most 30 s) until it says where it listens.
+    pub fn start(args: &[&str]) -> Relaying {
+        let mut child = Command::new(crate::llv_path())
+            .args(["relay", "--listen", "0", "--bind", "127.0.0.1"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting llv relay");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (ready_tx, ready_rx) = mpsc::channel();
+        let stderr = std::thread::spawn(move || {
+            let mut all = String::new();
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                let port = line
+                    .strip_prefix("listening on 127.0.0.1:")
+                    .and_then(|rest| rest.split(',').next())
+                    .and_then(|p| p.parse::<u16>().ok());
+                if let Some(port) = port {
+                    let _ = ready_tx.send(port);
+                }
+                all.push_str(&line);
+                all.push('\n');
+            }
+            all
+        });
+        match ready_rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(port) => Relaying {
+                child,
+                port,
+                stderr,
+            },
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "llv relay did not start: {}",
+                    stderr.join().unwrap_or_default()
+                );
+            }
+        }
+    }
+
+    /// The address to send frames to.
+    pub fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Waits (at most `limit`) until it ends by itself (its --duration);
+    /// returns what it printed on standard output.
+    pub fn wait(mut self, limit: Duration) -> String {
+        use std::io::Read;
+        let start = Instant::now();
+        while self.child.try_wait().unwrap().is_none() {
+            assert!(
+                start.elapsed() < limit,
+                "llv relay did not stop within {limit:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let status = self.child.wait().unwrap();
+        let mut out = String::new();
+        self.child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        let err = self.stderr.join().unwrap_or_default();
+        assert!(status.success(), "llv relay failed: {err}");
+        out
+    }
+
+    /// Kills it with SIGKILL, as a power cut would.
+    pub fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
