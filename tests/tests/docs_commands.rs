@@ -23,6 +23,10 @@ use llv_tests::{example, fixture, llv, llv_path, repo_root};
 const SKIPPED: &[(&str, &str)] = &[
     ("./scripts/test-all", "the test command itself"),
     (
+        "llv box 192.168.1.50 check",
+        "asks a person to power-cycle the box: run against the QEMU box by box_check, against llv serve by serve_doors",
+    ),
+    (
         "cargo install --path host --locked",
         "installs into ~/.cargo/bin",
     ),
@@ -41,6 +45,14 @@ const SKIPPED: &[(&str, &str)] = &[
     (
         "cargo nextest run -p llv-tests --test cli_memory",
         "run by the test command",
+    ),
+    (
+        "cargo nextest run -p llv-tests --test cli_relay --no-capture",
+        "the relay's tests and figures: run by the test command",
+    ),
+    (
+        "cargo nextest run -p llv-core --test relay",
+        "the relay engine's tests: run by the test command",
     ),
     ("cargo bench -p llv --bench pacing", "a benchmark (minutes)"),
     (
@@ -149,6 +161,7 @@ fn until_ctrl_c(line: &str) -> bool {
         || (line.starts_with("llv tc send") && !line.contains("--frames"))
         || (line.starts_with("llv play") && (looping || line.contains("--chase")))
         || line.starts_with("llv serve")
+        || (line.starts_with("llv relay") && !line.contains("--duration"))
 }
 
 /// The test's folder, home and boxes.
@@ -182,7 +195,7 @@ impl Bench {
             std::fs::create_dir_all(dir.join(d)).unwrap();
         }
         let dao = example("dao.gesichter");
-        for name in ["a", "b", "c", "intro"] {
+        for name in ["a", "b", "c", "intro", "idle"] {
             std::fs::copy(&dao, dir.join(format!("{name}.gesichter"))).unwrap();
         }
         std::fs::copy(example("take.csv"), dir.join("take.csv")).unwrap();
