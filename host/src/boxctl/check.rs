@@ -26,7 +26,7 @@ use llv_core::settings::{Autoplay, Setting, Settings, Target};
 use serde::Serialize;
 
 use super::client::{target, BoxClient};
-use super::control::clock_words;
+use super::describe::clock_words;
 use super::flash::{image_of, upload};
 use crate::console::printable;
 use crate::recording::{self, ReadOptions};

@@ -6,14 +6,13 @@ use std::time::Instant;
 use anyhow::{bail, ensure, Result};
 use clap::{Args, Subcommand};
 use heapless::Vec as BoundedVec;
-use llv_core::control::{
-    ClockSource, Place, Request, Response, Start, Status, TakeInfo, TakeRef, Which,
-};
+use llv_core::control::{Place, Request, Response, Start, Status, TakeInfo, TakeRef, Which};
 use llv_core::settings::{Setting, Settings, Target, MAX_CHANGES, MAX_TARGETS, OSC_PORT};
 use serde_json::json;
 
 use super::check::CheckArgs;
 use super::client::{target, BoxClient};
+use super::describe::clock_words;
 use super::together;
 use crate::args::{ChaseArgs, TokenArgs};
 use crate::console::printable;
@@ -606,19 +605,6 @@ fn print_status(client: &BoxClient, s: &Status) {
     crate::outln!("clock    {}", clock_words(s.clock));
     for f in &s.faults {
         crate::outln!("fault    {:?}: {}", f.code, printable(&f.detail));
-    }
-}
-
-/// What `llv box status` says of the box's clock.
-pub fn clock_words(clock: ClockSource) -> &'static str {
-    match clock {
-        ClockSource::Crystal => "crystal (the board's external clock)",
-        ClockSource::Internal => {
-            "internal RC oscillator: no external clock came up, frame timing drifts \
-             (see the ClockFallback fault)"
-        }
-        ClockSource::Emulated => "emulated (QEMU's virtual clock, following the host's)",
-        ClockSource::Host => "host (the computer's own clock: llv serve)",
     }
 }
 
