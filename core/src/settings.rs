@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::artnet::TimecodeLabel;
 use crate::chase::{AfterFreewheel, ChaseConfig};
 use crate::ports::{ARTNET_PORT, CONTROL_PORT, LIVE_LINK_PORT};
-pub use crate::ports::{MDNS_PORT, OSC_PORT};
+pub use crate::ports::{HTTP_PORT, MDNS_PORT, OSC_PORT};
 use crate::take::NAME_LEN;
 
 mod grammar;
@@ -316,6 +316,9 @@ pub enum SettingError {
     ReplyPort(u16),
     /// A chase offset of a day or more, or a freewheel over [`MAX_FREEWHEEL_MS`].
     Chase,
+    /// An HTTP port (the setting's, or [`HTTP_PORT`]) that is 0, one of the
+    /// [`RESERVED_PORTS`], or the OSC port.
+    HttpPort(u16),
 }
 
 impl fmt::Display for SettingError {
@@ -365,6 +368,13 @@ impl fmt::Display for SettingError {
                 "chase: the offset is a timecode below 24:00:00:00 (frames below 30), the freewheel at most {} s",
                 MAX_FREEWHEEL_MS / 1000
             ),
+            SettingError::HttpPort(p) => {
+                match reserved_port(*p) {
+                    Some(what) => write!(f, "http-port {p} is {what}'s:")?,
+                    None => write!(f, "http-port {p}:")?,
+                }
+                f.write_str(" not 0, 67, 68, 5353, 6454, 11111, 11113 or the OSC port")
+            }
         }
     }
 }
@@ -414,6 +424,8 @@ pub struct Settings {
     /// When set, the autoplay take follows Art-Net timecode this way instead
     /// of starting at power-up.
     pub chase: Option<ChaseSpec>,
+    /// The TCP port the box serves its page and HTTP API on; `None` for [`HTTP_PORT`].
+    pub http_port: Option<u16>,
 }
 
 /// One change to [`Settings`]; a [`crate::control::Request::SetSettings`] applies its changes together.
@@ -437,6 +449,8 @@ pub enum Setting {
     ReplyPort(Option<u16>),
     /// Make autoplay chase timecode this way, or start at power-up again.
     Chase(Option<ChaseSpec>),
+    /// Set the HTTP port, or go back to [`HTTP_PORT`].
+    HttpPort(Option<u16>),
 }
 
 impl Settings {
@@ -472,6 +486,10 @@ impl Settings {
         }
         if let Some(chase) = &self.chase {
             chase.check()?;
+        }
+        let http = self.http_port();
+        if !port_ok(http) || http == self.osc_port() {
+            return Err(SettingError::HttpPort(http));
         }
         Ok(())
     }
@@ -526,7 +544,15 @@ impl Settings {
             usable.name = None;
         }
         if bad(Settings {
+            http_port: usable.http_port,
+            ..defaults()
+        }) {
+            usable.http_port = None;
+        }
+        // The OSC port beside the HTTP port in use: they may not be one.
+        if bad(Settings {
             osc_port: usable.osc_port,
+            http_port: usable.http_port,
             ..defaults()
         }) {
             usable.osc_port = None;
@@ -558,11 +584,17 @@ impl Settings {
             Setting::OscPort(p) => self.osc_port = *p,
             Setting::ReplyPort(p) => self.reply_port = *p,
             Setting::Chase(c) => self.chase = *c,
+            Setting::HttpPort(p) => self.http_port = *p,
         }
     }
 
     /// The OSC port in use: the setting, else [`OSC_PORT`].
     pub fn osc_port(&self) -> u16 {
         self.osc_port.unwrap_or(OSC_PORT)
+    }
+
+    /// The HTTP port in use: the setting, else [`HTTP_PORT`].
+    pub fn http_port(&self) -> u16 {
+        self.http_port.unwrap_or(HTTP_PORT)
     }
 }

@@ -59,6 +59,7 @@ fn full_settings() -> Settings {
         name: Some(name(&"b".repeat(BOX_NAME_LEN))),
         osc_port: Some(u16::MAX),
         reply_port: Some(u16::MAX),
+        http_port: Some(u16::MAX),
         chase: Some(ChaseSpec {
             offset: Some(llv_core::artnet::TimecodeLabel {
                 hours: u8::MAX,
@@ -92,6 +93,7 @@ fn every_request_round_trips() {
     changes.push(Setting::Token(s.token.clone())).unwrap();
     changes.push(Setting::Token(None)).unwrap();
     changes.push(Setting::Chase(s.chase)).unwrap();
+    changes.push(Setting::HttpPort(s.http_port)).unwrap();
     for req in [
         Request::Hello {
             protocol: PROTOCOL_VERSION,
@@ -346,7 +348,7 @@ fn dao_target() -> Vec<Target, MAX_TARGETS> {
 
 #[test]
 fn every_request_has_its_documented_bytes() {
-    let golden: [(Request<'_>, &[u8]); 15] = [
+    let golden: [(Request<'_>, &[u8]); 16] = [
         (
             Request::Hello {
                 protocol: 3,
@@ -462,6 +464,18 @@ fn every_request_has_its_documented_bytes() {
                 b't', // Name
                 0x06, 0x01, 0x88, 0x9e, 0x03, // OscPort(53000)
                 0x08, 0x00, // Chase(None)
+            ],
+        ),
+        (
+            Request::SetSettings {
+                changes: [Setting::HttpPort(Some(8080)), Setting::HttpPort(None)]
+                    .into_iter()
+                    .collect(),
+            },
+            &[
+                0x0a, 0x02, // SetSettings, 2 changes
+                0x09, 0x01, 0x90, 0x3f, // HttpPort(8080)
+                0x09, 0x00, // HttpPort(None)
             ],
         ),
         (Request::Clock, &[0x0b]),
@@ -645,6 +659,7 @@ fn every_response_has_its_documented_bytes() {
                 0x05, 0x01, 10, 0, 2, 2, 0xe7, 0x56, // Settings: targets
                 0x00, 0x00, 0x00, 0x00, // autoplay, subject, address, token
                 0x00, 0x00, 0x00, 0x00, // name, osc_port, reply_port, chase
+                0x00, // http_port
                 0x01, // token_set
             ],
         ),

@@ -17,6 +17,7 @@
 //! | `chase-stream` | `0` to `255` |
 //! | `chase-freewheel` | seconds, `0` to `3600`, to the millisecond |
 //! | `chase-hold` | `on` or `off` |
+//! | `http-port` | a port, or `default` (80) |
 //!
 //! Parsing checks the form of a value; [`Settings::check`] checks the
 //! settings that result (a gateway on the subnet, a port nobody else uses...).
@@ -36,7 +37,7 @@ use crate::ports::LIVE_LINK_PORT;
 use crate::take::NAME_LEN;
 
 /// Every key, in the order `llv box ADDR config` documents them.
-pub const KEYS: [&str; 13] = [
+pub const KEYS: [&str; 14] = [
     "targets",
     "autoplay",
     "autoplay-loops",
@@ -50,6 +51,7 @@ pub const KEYS: [&str; 13] = [
     "chase-stream",
     "chase-freewheel",
     "chase-hold",
+    "http-port",
 ];
 
 /// What is wrong with a key or its value.
@@ -205,6 +207,10 @@ impl Setting {
             "osc-port" if value == "default" => Setting::OscPort(None),
             "osc-port" => {
                 Setting::OscPort(Some(parse_port(value).ok_or(err(ParseErrorKind::Port))?))
+            }
+            "http-port" if value == "default" => Setting::HttpPort(None),
+            "http-port" => {
+                Setting::HttpPort(Some(parse_port(value).ok_or(err(ParseErrorKind::Port))?))
             }
             "reply-port" if none => Setting::ReplyPort(None),
             "reply-port" => {

@@ -18,7 +18,8 @@
 use embedded_storage_async::nor_flash::NorFlash;
 use heapless::{String, Vec};
 use llv_core::settings::{
-    Autoplay, Settings, StaticAddress, Target, BOX_NAME_LEN, MAX_TARGETS, SUBJECT_LEN, TOKEN_LEN,
+    Autoplay, ChaseSpec, Settings, StaticAddress, Target, BOX_NAME_LEN, MAX_TARGETS, SUBJECT_LEN,
+    TOKEN_LEN,
 };
 use serde::Deserialize;
 
@@ -29,7 +30,7 @@ const HEAD: usize = 16;
 /// Largest record (head and payload) in bytes.
 pub const RECORD_MAX: usize = 512;
 /// The schema this firmware writes.
-pub const SCHEMA: u16 = 4;
+pub const SCHEMA: u16 = 5;
 /// The version field of a schema 1 record (never written: erased flash).
 const SCHEMA_1: u16 = 0xFFFF;
 
@@ -110,6 +111,39 @@ impl From<SettingsV3> for Settings {
             osc_port: v3.osc_port,
             reply_port: v3.reply_port,
             chase: None,
+            http_port: None,
+        }
+    }
+}
+
+/// The payload of schema 4: schema 3's, then the chase.
+#[derive(Deserialize)]
+struct SettingsV4 {
+    targets: Vec<Target, MAX_TARGETS>,
+    autoplay: Option<Autoplay>,
+    subject: Option<String<SUBJECT_LEN>>,
+    address: Option<StaticAddress>,
+    token: Option<String<TOKEN_LEN>>,
+    name: Option<String<BOX_NAME_LEN>>,
+    osc_port: Option<u16>,
+    reply_port: Option<u16>,
+    chase: Option<ChaseSpec>,
+}
+
+impl From<SettingsV4> for Settings {
+    /// Schema 5 added the HTTP port: the default.
+    fn from(v4: SettingsV4) -> Settings {
+        Settings {
+            targets: v4.targets,
+            autoplay: v4.autoplay,
+            subject: v4.subject,
+            address: v4.address,
+            token: v4.token,
+            name: v4.name,
+            osc_port: v4.osc_port,
+            reply_port: v4.reply_port,
+            chase: v4.chase,
+            http_port: None,
         }
     }
 }
@@ -125,7 +159,10 @@ pub fn decode(version: u16, payload: &[u8]) -> Result<Settings, Unreadable> {
         3 => whole::<SettingsV3>(payload)
             .map(Settings::from)
             .map_err(damaged),
-        4 => whole::<Settings>(payload).map_err(damaged),
+        4 => whole::<SettingsV4>(payload)
+            .map(Settings::from)
+            .map_err(damaged),
+        5 => whole::<Settings>(payload).map_err(damaged),
         v => Err(Unreadable::Newer(v)),
     }
 }

@@ -63,6 +63,14 @@ fn expected_4() -> Settings {
     }
 }
 
+/// What the golden record of schema 5 holds.
+fn expected_5() -> Settings {
+    Settings {
+        http_port: Some(8080),
+        ..expected_4()
+    }
+}
+
 /// The postcard payload of [`expected`] (41 bytes), the same in schemas 1 and 2.
 const PAYLOAD: [u8; 41] = [
     0x01, 10, 0, 2, 2, 0xe7, 0x56, // targets: 10.0.2.2:11111
@@ -88,6 +96,13 @@ fn payload_4() -> Vec<u8> {
     let mut p = payload_3();
     p.extend([0x01, 0x01, 1, 0, 0, 12]); // chase, offset 01:00:00:12
     p.extend([0x02, 0xa0, 0x1f, 0x01]); // stream 2, freewheel 4000 ms, hold
+    p
+}
+
+/// The postcard payload of [`expected_5`]: schema 4's, then the HTTP port.
+fn payload_5() -> Vec<u8> {
+    let mut p = payload_4();
+    p.extend([0x01, 0x90, 0x3f]); // http_port 8080
     p
 }
 
@@ -130,6 +145,14 @@ fn schema_4() -> Vec<u8> {
 /// The CRC of the schema 4 golden record (bytes 4..12 and the payload).
 const CRC_4: [u8; 4] = [0x14, 0x95, 0x6a, 0x25];
 
+/// Schema 5: the HTTP port after schema 4's fields.
+fn schema_5() -> Vec<u8> {
+    record([0x05, 0x00], CRC_5, &payload_5())
+}
+
+/// The CRC of the schema 5 golden record (bytes 4..12 and the payload).
+const CRC_5: [u8; 4] = [0xb3, 0xb2, 0x89, 0x30];
+
 /// A blank flash with `bytes` at the start of the settings log.
 fn flash_with(bytes: &[u8]) -> Flash {
     let mut flash = Flash::new(REGION.end as usize);
@@ -139,12 +162,13 @@ fn flash_with(bytes: &[u8]) -> Flash {
 
 #[test]
 fn records_of_every_schema_are_read() {
-    assert_eq!(SCHEMA, 4);
+    assert_eq!(SCHEMA, 5);
     for (schema, bytes, settings) in [
         (1, schema_1(), expected()),
         (2, schema_2(), expected()),
         (3, schema_3(), expected_3()),
         (4, schema_4(), expected_4()),
+        (5, schema_5(), expected_5()),
     ] {
         let store = mount(flash_with(&bytes));
         assert_eq!(store.fault(), None, "schema {schema}");
@@ -153,9 +177,9 @@ fn records_of_every_schema_are_read() {
 }
 
 #[test]
-fn the_record_written_is_schema_4_byte_for_byte() {
+fn the_record_written_is_schema_5_byte_for_byte() {
     let mut store = mount(Flash::new(REGION.end as usize));
-    block_on(store.save_settings(&expected_4())).unwrap();
+    block_on(store.save_settings(&expected_5())).unwrap();
     let mut flash = store.into_flash();
     let mut written = vec![0u8; 96];
     block_on(embedded_storage_async::nor_flash::ReadNorFlash::read(
@@ -164,9 +188,9 @@ fn the_record_written_is_schema_4_byte_for_byte() {
         &mut written,
     ))
     .unwrap();
-    assert_eq!(written, schema_4());
-    // A schema 1, 2 or 3 box keeps its settings through a save by this firmware.
-    for old in [schema_1(), schema_2(), schema_3()] {
+    assert_eq!(written, schema_5());
+    // A schema 1 to 4 box keeps its settings through a save by this firmware.
+    for old in [schema_1(), schema_2(), schema_3(), schema_4()] {
         let mut store = mount(flash_with(&old));
         let mut changed = store.settings().clone();
         changed.subject = Some("Other".try_into().unwrap());
@@ -180,9 +204,9 @@ fn the_record_written_is_schema_4_byte_for_byte() {
 
 #[test]
 fn an_unreadable_newest_record_locks_the_settings_until_a_reset() {
-    // Schema 5 (a newer firmware), CRC right; schema 2 whose payload does
+    // Schema 6 (a newer firmware), CRC right; schema 2 whose payload does
     // not decode; schema 3 with a stray byte after its payload.
-    let mut newer = record([0x05, 0x00], [0; 4], &payload_4());
+    let mut newer = record([0x06, 0x00], [0; 4], &payload_5());
     let mut damaged = record([0x02, 0x00], [0; 4], &[0xFF, 0xFF, 0xFF]);
     let mut stray = record([0x03, 0x00], [0; 4], &[payload_3(), vec![0]].concat());
     for r in [&mut newer, &mut damaged, &mut stray] {
@@ -192,7 +216,7 @@ fn an_unreadable_newest_record_locks_the_settings_until_a_reset() {
         r[12..16].copy_from_slice(&crc.to_le_bytes());
     }
     for (bytes, why) in [
-        (newer, Unreadable::Newer(5)),
+        (newer, Unreadable::Newer(6)),
         (damaged, Unreadable::Damaged(2)),
         (stray, Unreadable::Damaged(3)),
     ] {

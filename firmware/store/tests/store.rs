@@ -340,6 +340,7 @@ fn the_store_counts_its_erases_as_the_flash_sees_them() {
             freewheel_ms: llv_core::settings::MAX_FREEWHEEL_MS,
             hold: true,
         }),
+        http_port: Some(65533),
     };
     assert_eq!(full.check(llv_core::settings::Sender::Box), Ok(()));
     let mut s = full.clone();

@@ -9,7 +9,9 @@ use heapless::Vec as BoundedVec;
 use llv_core::control::{
     ClockSource, Place, Request, Response, Start, Status, TakeInfo, TakeRef, Which,
 };
-use llv_core::settings::{Setting, Settings, Target, MAX_CHANGES, MAX_TARGETS, OSC_PORT};
+use llv_core::settings::{
+    Setting, Settings, Target, HTTP_PORT, MAX_CHANGES, MAX_TARGETS, OSC_PORT,
+};
 use serde_json::json;
 
 use super::check::CheckArgs;
@@ -110,7 +112,8 @@ Examples:
     /// reply-port N|none (replies to OSC also go to this port of the sender);
     /// chase own|HH:MM:SS:FF|off (autoplay follows Art-Net timecode, its first
     /// frame at its own timecode or at this one); chase-stream N;
-    /// chase-freewheel SECONDS; chase-hold on|off.
+    /// chase-freewheel SECONDS; chase-hold on|off; http-port N|default (the
+    /// page and HTTP API, from the next power-up).
     #[command(after_help = "\
 Examples:
   llv box 192.168.1.50 config                                   # show the settings
@@ -684,6 +687,12 @@ fn print_settings(s: &Settings, token_set: bool, now: &Status) {
             if c.hold { "hold" } else { "stop" }
         ),
         None => crate::outln!("chase     off (autoplay starts at power-up)"),
+    }
+    match s.http_port {
+        Some(p) => crate::outln!("http-port {p} (the page and HTTP API, from the next power-up)"),
+        None => crate::outln!(
+            "http-port {HTTP_PORT} (the page and HTTP API, the default; llv serve: --http-port)"
+        ),
     }
 }
 
