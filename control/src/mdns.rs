@@ -11,9 +11,10 @@
 //! | `NAME.local` | A | `IP` |
 //! | `_llv._tcp.local` | PTR | `NAME._llv._tcp.local` (the control port) |
 //! | `_osc._udp.local` | PTR | `NAME._osc._udp.local` (the OSC port: Chataigne and TouchOSC list these) |
-//! | `NAME._llv._tcp.local`, `NAME._osc._udp.local` | SRV | port, target `NAME.local` |
+//! | `_http._tcp.local` | PTR | `NAME._http._tcp.local` (the page and HTTP API, when served) |
+//! | `NAME._llv._tcp.local`, `NAME._osc._udp.local`, `NAME._http._tcp.local` | SRV | port, target `NAME.local` |
 //! | the same | TXT | `fw=` firmware, `name=` box name, `free=` bytes free for takes, `play=` the take playing (empty when none), `proto=` control protocol |
-//! | `_services._dns-sd._udp.local` | PTR | both service types |
+//! | `_services._dns-sd._udp.local` | PTR | every service type |
 //!
 //! A query from port 5353 is answered to the mDNS group; one from any other
 //! port (a one-shot "legacy" querier, or a test through QEMU's port
@@ -48,8 +49,12 @@ pub const PORT: u16 = llv_core::settings::MDNS_PORT;
 pub const LLV_SERVICE: &str = "_llv";
 /// The OSC service type (with `_udp`).
 pub const OSC_SERVICE: &str = "_osc";
-/// Largest mDNS message the responder reads or writes.
-pub const MAX_MESSAGE: usize = 1024;
+/// The web service type (with `_tcp`): the page and HTTP API.
+pub const HTTP_SERVICE: &str = "_http";
+/// Largest mDNS message the responder reads or writes: the most a UDP
+/// datagram carries in one Ethernet frame (the announcement of the longest
+/// name, firmware and take with three services takes 1346 bytes).
+pub const MAX_MESSAGE: usize = 1472;
 /// How long other hosts may cache the records.
 pub const TTL_S: u32 = 120;
 /// The TTL of an answer to a one-shot query (RFC 6762 §6.7: at most 10 s).
@@ -68,6 +73,8 @@ pub struct Identity<'a> {
     pub control_port: u16,
     /// The OSC port (UDP and TCP).
     pub osc_port: u16,
+    /// The HTTP port of the page and API, if they are served.
+    pub http_port: Option<u16>,
     /// Bytes free for takes.
     pub free_bytes: u64,
     /// The take playing; empty when none.
@@ -97,8 +104,9 @@ fn with_handler<R>(
         name: identity.name,
         ipv4: identity.ipv4,
         services: [
-            (LLV_SERVICE, "_tcp", identity.control_port),
-            (OSC_SERVICE, "_udp", identity.osc_port),
+            Some((LLV_SERVICE, "_tcp", identity.control_port)),
+            Some((OSC_SERVICE, "_udp", identity.osc_port)),
+            identity.http_port.map(|p| (HTTP_SERVICE, "_tcp", p)),
         ],
         txt: &txt,
     };
@@ -112,8 +120,8 @@ struct BoxAnswers<'a> {
     ttl: Ttl,
     name: &'a str,
     ipv4: [u8; 4],
-    /// Service type, protocol, port.
-    services: [(&'a str, &'a str, u16); 2],
+    /// Service type, protocol, port (`None`: not served).
+    services: [Option<(&'a str, &'a str, u16)>; 3],
     txt: &'a [(&'a str, &'a str)],
 }
 
@@ -132,7 +140,7 @@ impl HostAnswers for BoxAnswers<'_> {
             ttl,
             RecordDataChain::Next(AllRecordData::A(address)),
         ))?;
-        for (service, protocol, port) in self.services {
+        for (service, protocol, port) in self.services.into_iter().flatten() {
             let instance = [self.name, service, protocol, "local"];
             let kind = [service, protocol, "local"];
             f(Record::new(

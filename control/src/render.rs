@@ -221,6 +221,10 @@ pub fn settings_json(j: &mut Json<'_>, s: &Settings, token_set: bool) {
             );
         }
     }
+    match s.http_port {
+        Some(p) => pair(j, "http-port", format_args!("{p}")),
+        None => pair(j, "http-port", format_args!("default")),
+    }
     j.raw(",");
     j.key("token_set");
     j.raw(if token_set { "true" } else { "false" });

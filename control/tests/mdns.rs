@@ -1,5 +1,5 @@
 //! The mDNS/DNS-SD responder, read with an independent DNS implementation
-//! (simple-dns): what a browser asking for `_llv._tcp`, `_osc._udp` or the
+//! (simple-dns): what a browser asking for `_llv._tcp`, `_osc._udp`, `_http._tcp` or the
 //! service types gets, what `NAME.local` resolves to, legacy (one-shot)
 //! queries (their TTL at most 10 s), the announcement, the goodbye (TTL 0)
 //! on a rename, and no answer (nor panic) for anything else.
@@ -20,6 +20,7 @@ const BOX: Identity<'static> = Identity {
     ipv4: [10, 0, 2, 15],
     control_port: 11113,
     osc_port: 11114,
+    http_port: Some(80),
     free_bytes: 2_883_584,
     playing: "dao",
 };
@@ -71,7 +72,7 @@ fn ask(q: &[u8], from_port: u16) -> Vec<u8> {
 }
 
 #[test]
-fn a_browser_finds_both_services_with_their_ports_address_and_txt() {
+fn a_browser_finds_every_service_with_its_port_address_and_txt() {
     let reply = ask(&query(0, &[("_llv._tcp.local", TYPE::PTR)]), PORT);
     let p = Packet::parse(&reply).unwrap();
     assert!(p.has_flags(simple_dns::PacketFlag::RESPONSE));
@@ -117,9 +118,43 @@ fn a_browser_finds_both_services_with_their_ports_address_and_txt() {
         .filter(|(n, _)| n == "_services._dns-sd._udp.local")
         .map(|(_, d)| d)
         .collect();
-    assert_eq!(types.len(), 2);
+    assert_eq!(types.len(), 3);
     assert!(types.contains(&"_llv._tcp.local".to_string()));
     assert!(types.contains(&"_osc._udp.local".to_string()));
+    assert!(types.contains(&"_http._tcp.local".to_string()));
+
+    // A browser looking for web pages finds the page, on the HTTP port.
+    let reply = ask(&query(0, &[("_http._tcp.local", TYPE::PTR)]), PORT);
+    let all = records(&reply);
+    assert!(all.contains(&(
+        "_http._tcp.local".to_string(),
+        "stage-left._http._tcp.local".to_string()
+    )));
+    assert!(all.contains(&(
+        "stage-left._http._tcp.local".to_string(),
+        "80 stage-left.local".to_string()
+    )));
+    assert!(reply.len() < 1024, "{} bytes", reply.len());
+}
+
+#[test]
+fn without_the_page_no_http_service_is_told() {
+    let no_page = Identity {
+        http_port: None,
+        ..BOX
+    };
+    let mut out = [0u8; MAX_MESSAGE];
+    let n = answer(
+        &no_page,
+        &query(0, &[("_http._tcp.local", TYPE::PTR)]),
+        PORT,
+        &mut out,
+    );
+    assert_eq!(n, 0);
+    let n = announce(&no_page, &mut out);
+    assert!(records(&out[..n])
+        .iter()
+        .all(|(name, _)| !name.contains("_http")));
 }
 
 #[test]
@@ -158,7 +193,7 @@ fn the_name_resolves_and_a_legacy_query_is_answered_to_its_sender() {
 #[test]
 fn other_names_responses_and_garbage_get_no_answer() {
     assert!(ask(&query(0, &[("other.local", TYPE::A)]), PORT).is_empty());
-    assert!(ask(&query(0, &[("_http._tcp.local", TYPE::PTR)]), PORT).is_empty());
+    assert!(ask(&query(0, &[("_ftp._tcp.local", TYPE::PTR)]), PORT).is_empty());
     // A response (ours, echoed by the group) is not answered.
     let reply = ask(&query(0, &[("stage-left.local", TYPE::A)]), PORT);
     assert!(ask(&reply, PORT).is_empty());
@@ -178,6 +213,8 @@ fn the_announcement_holds_every_record() {
         ("_osc._udp.local", "stage-left._osc._udp.local"),
         ("stage-left._llv._tcp.local", "11113 stage-left.local"),
         ("stage-left._osc._udp.local", "11114 stage-left.local"),
+        ("_http._tcp.local", "stage-left._http._tcp.local"),
+        ("stage-left._http._tcp.local", "80 stage-left.local"),
     ] {
         assert!(
             all.contains(&(name.to_string(), data.to_string())),

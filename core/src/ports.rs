@@ -7,6 +7,8 @@ pub const LIVE_LINK_PORT: u16 = 11111;
 pub const CONTROL_PORT: u16 = 11113;
 /// The port (UDP and TCP) the box listens for OSC on unless the settings say another.
 pub const OSC_PORT: u16 = 11114;
+/// The TCP port the box serves its page and HTTP API on unless the settings say another.
+pub const HTTP_PORT: u16 = 80;
 /// The mDNS port, which no other service of the box may take.
 pub const MDNS_PORT: u16 = 5353;
 /// The Art-Net port, where the box listens for the show's timecode.

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::artnet::TimecodeLabel;
 use crate::chase::{AfterFreewheel, ChaseConfig};
 use crate::ports::{ARTNET_PORT, CONTROL_PORT, LIVE_LINK_PORT};
-pub use crate::ports::{MDNS_PORT, OSC_PORT};
+pub use crate::ports::{HTTP_PORT, MDNS_PORT, OSC_PORT};
 use crate::relay::{RelayConfig, MAX_BUFFER};
 use crate::take::NAME_LEN;
 
@@ -404,6 +404,9 @@ pub enum SettingError {
     Chase,
     /// A live relay setting out of its range (see [`LiveSpec::check`]).
     Live,
+    /// An HTTP port (the setting's, or [`HTTP_PORT`]) that is 0, one of the
+    /// [`RESERVED_PORTS`], or the OSC port.
+    HttpPort(u16),
 }
 
 impl fmt::Display for SettingError {
@@ -461,6 +464,13 @@ impl fmt::Display for SettingError {
                 MAX_LIVE_MS / 1000,
                 MAX_LIVE_MS / 1000
             ),
+            SettingError::HttpPort(p) => {
+                match reserved_port(*p) {
+                    Some(what) => write!(f, "http-port {p} is {what}'s:")?,
+                    None => write!(f, "http-port {p}:")?,
+                }
+                f.write_str(" not 0, 67, 68, 5353, 6454, 11111, 11113 or the OSC port")
+            }
         }
     }
 }
@@ -514,6 +524,9 @@ pub struct Settings {
     /// `llv serve`) read as its defaults.
     #[serde(default)]
     pub live: LiveSpec,
+    /// The TCP port the box serves its page and HTTP API on; `None` for [`HTTP_PORT`].
+    #[serde(default)]
+    pub http_port: Option<u16>,
 }
 
 /// One change to [`Settings`]; a [`crate::control::Request::SetSettings`] applies its changes together.
@@ -539,6 +552,8 @@ pub enum Setting {
     Chase(Option<ChaseSpec>),
     /// Change one of the live relay's settings.
     Live(LiveChange),
+    /// Set the HTTP port, or go back to [`HTTP_PORT`].
+    HttpPort(Option<u16>),
 }
 
 /// One change to [`LiveSpec`] (a field at a time, so that a
@@ -623,6 +638,10 @@ impl Settings {
             chase.check()?;
         }
         self.live.check()?;
+        let http = self.http_port();
+        if !port_ok(http) || http == self.osc_port() {
+            return Err(SettingError::HttpPort(http));
+        }
         Ok(())
     }
 
@@ -676,7 +695,15 @@ impl Settings {
             usable.name = None;
         }
         if bad(Settings {
+            http_port: usable.http_port,
+            ..defaults()
+        }) {
+            usable.http_port = None;
+        }
+        // The OSC port beside the HTTP port in use: they may not be one.
+        if bad(Settings {
             osc_port: usable.osc_port,
+            http_port: usable.http_port,
             ..defaults()
         }) {
             usable.osc_port = None;
@@ -715,11 +742,17 @@ impl Settings {
             Setting::ReplyPort(p) => self.reply_port = *p,
             Setting::Chase(c) => self.chase = *c,
             Setting::Live(change) => self.live.apply(change),
+            Setting::HttpPort(p) => self.http_port = *p,
         }
     }
 
     /// The OSC port in use: the setting, else [`OSC_PORT`].
     pub fn osc_port(&self) -> u16 {
         self.osc_port.unwrap_or(OSC_PORT)
+    }
+
+    /// The HTTP port in use: the setting, else [`HTTP_PORT`].
+    pub fn http_port(&self) -> u16 {
+        self.http_port.unwrap_or(HTTP_PORT)
     }
 }

@@ -59,6 +59,7 @@ fn full_settings() -> Settings {
         name: Some(name(&"b".repeat(BOX_NAME_LEN))),
         osc_port: Some(u16::MAX),
         reply_port: Some(u16::MAX),
+        http_port: Some(u16::MAX - 2),
         chase: Some(ChaseSpec {
             offset: Some(llv_core::artnet::TimecodeLabel {
                 hours: u8::MAX,
@@ -103,11 +104,11 @@ fn every_request_round_trips() {
     changes.push(Setting::Subject(s.subject.clone())).unwrap();
     changes.push(Setting::Address(s.address)).unwrap();
     changes.push(Setting::Token(s.token.clone())).unwrap();
-    changes.push(Setting::Token(None)).unwrap();
     changes.push(Setting::Chase(s.chase)).unwrap();
     changes
         .push(Setting::Live(LiveChange::Subject(s.live.subject.clone())))
         .unwrap();
+    changes.push(Setting::HttpPort(s.http_port)).unwrap();
     for req in [
         Request::Hello {
             protocol: PROTOCOL_VERSION,
@@ -375,7 +376,7 @@ fn dao_target() -> Vec<Target, MAX_TARGETS> {
 
 #[test]
 fn every_request_has_its_documented_bytes() {
-    let golden: [(Request<'_>, &[u8]); 17] = [
+    let golden: [(Request<'_>, &[u8]); 18] = [
         (
             Request::Hello {
                 protocol: 3,
@@ -491,6 +492,18 @@ fn every_request_has_its_documented_bytes() {
                 b't', // Name
                 0x06, 0x01, 0x88, 0x9e, 0x03, // OscPort(53000)
                 0x08, 0x00, // Chase(None)
+            ],
+        ),
+        (
+            Request::SetSettings {
+                changes: [Setting::HttpPort(Some(8080)), Setting::HttpPort(None)]
+                    .into_iter()
+                    .collect(),
+            },
+            &[
+                0x0a, 0x02, // SetSettings, 2 changes
+                0x0a, 0x01, 0x90, 0x3f, // HttpPort(8080)
+                0x0a, 0x00, // HttpPort(None)
             ],
         ),
         (Request::Clock, &[0x0b]),
@@ -701,6 +714,7 @@ fn every_response_has_its_documented_bytes() {
                 0x00, 0xfa, 0x01, 0xac, 0x02,
                 0x0a, // buffer 0, timeout 250, fade 300, return 10
                 0x00, 0x00, 0x00, // no idle take, pass-other off, record off
+                0x00, // http_port
                 0x01, // token_set
             ],
         ),

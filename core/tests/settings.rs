@@ -195,6 +195,56 @@ fn ports_other_services_use_are_refused_for_osc_and_replies() {
 }
 
 #[test]
+fn the_http_port_is_no_other_services_nor_the_osc_port() {
+    assert_eq!(Settings::default().http_port(), HTTP_PORT);
+    assert_eq!(Settings::default().check(Sender::Box), Ok(()));
+    for port in [0, 67, 68, 5353, 6454, 11111, 11113, OSC_PORT] {
+        let s = Settings {
+            http_port: Some(port),
+            ..Settings::default()
+        };
+        assert_eq!(
+            s.check(Sender::Box),
+            Err(SettingError::HttpPort(port)),
+            "{port}"
+        );
+    }
+    // The OSC port may not take the HTTP port either, the default 80 included.
+    let s = Settings {
+        osc_port: Some(80),
+        ..Settings::default()
+    };
+    assert_eq!(s.check(Sender::Box), Err(SettingError::HttpPort(80)));
+    let s = Settings {
+        osc_port: Some(80),
+        http_port: Some(8080),
+        ..Settings::default()
+    };
+    assert_eq!(s.check(Sender::Box), Ok(()));
+    assert_eq!(
+        SettingError::HttpPort(11113).to_string(),
+        "http-port 11113 is the control port's: not 0, 67, 68, 5353, 6454, 11111, 11113 or the OSC port"
+    );
+    // Stored: a bad HTTP port goes back to 80; an OSC port on it goes back to 11114.
+    let stored = Settings {
+        http_port: Some(5353),
+        osc_port: Some(80),
+        ..Settings::default()
+    };
+    let (usable, first) = stored.usable(Sender::Box);
+    assert_eq!((usable.http_port, usable.osc_port), (None, None));
+    assert_eq!(first, Some(SettingError::HttpPort(5353)));
+    let stored = Settings {
+        http_port: Some(8080),
+        osc_port: Some(8080),
+        ..Settings::default()
+    };
+    let (usable, _) = stored.usable(Sender::Box);
+    assert_eq!((usable.http_port, usable.osc_port), (Some(8080), None));
+    assert_eq!(usable.check(Sender::Box), Ok(()));
+}
+
+#[test]
 fn names_tokens_subjects_and_autoplay_follow_their_rules() {
     for token in ["", "two words", "tab\there", "é"] {
         let s = Settings {
@@ -304,6 +354,7 @@ fn every_key_parses_to_its_setting() {
         ("live-idle", "idle"),
         ("live-pass-other", "on"),
         ("live-record", "on"),
+        ("http-port", "8080"),
     ])
     .unwrap();
     assert_eq!(
@@ -341,6 +392,7 @@ fn every_key_parses_to_its_setting() {
     assert_eq!(s.token.as_deref(), Some("s3cret"));
     assert_eq!(s.name.as_deref(), Some("stage-left"));
     assert_eq!((s.osc_port, s.reply_port), (Some(53000), Some(53001)));
+    assert_eq!((s.http_port, s.http_port()), (Some(8080), 8080));
     assert_eq!(
         s.chase,
         Some(ChaseSpec {
@@ -352,7 +404,7 @@ fn every_key_parses_to_its_setting() {
     );
     assert_eq!(s.check(Sender::Box), Ok(()));
     // Every documented key parses.
-    let keys: Vec<&str, 24> = [
+    let keys: Vec<&str, 25> = [
         "targets",
         "autoplay",
         "autoplay-loops",
@@ -377,6 +429,7 @@ fn every_key_parses_to_its_setting() {
         "live-idle",
         "live-pass-other",
         "live-record",
+        "http-port",
     ]
     .into_iter()
     .collect();
@@ -408,6 +461,7 @@ fn keywords_clear_and_keep_what_the_other_keys_set() {
         ("osc-port", "default"),
         ("reply-port", "none"),
         ("chase", "off"),
+        ("http-port", "default"),
     ])
     .unwrap();
     assert_eq!(cleared, Settings::default());
@@ -421,7 +475,7 @@ fn a_bad_key_or_value_is_named_in_the_error() {
         "unknown setting \"volume\": targets, autoplay, autoplay-loops, subject, address, \
          token, name, osc-port, reply-port, chase, chase-stream, chase-freewheel, chase-hold, \
          live, live-port, live-subject, live-from, live-buffer, live-timeout, live-fade, \
-         live-return, live-idle, live-pass-other, live-record"
+         live-return, live-idle, live-pass-other, live-record, http-port"
     );
     let cases: [(&str, &str, &str); 18] = [
         (

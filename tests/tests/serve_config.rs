@@ -51,6 +51,16 @@ fn serve_reports_its_own_port_address_and_free_space() {
         config.contains("(llv serve keeps no address of its own: it listens on 127.0.0.1)"),
         "{config}"
     );
+    assert!(
+        config.contains("http-port 80 (the page and HTTP API, the default"),
+        "{config}"
+    );
+    stdout(&["box", &addr, "config", "http-port", "8080"]);
+    let config = stdout(&["box", &addr, "config"]);
+    assert!(
+        config.contains("http-port 8080 (the page and HTTP API, from the next power-up)"),
+        "{config}"
+    );
 
     let status = stdout(&["box", &addr, "status"]);
     assert!(status.contains("address  127.0.0.1\n"), "{status}");

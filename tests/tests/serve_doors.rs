@@ -208,6 +208,12 @@ fn settings_follow_the_one_rule_and_127_is_a_laptops_target() {
         (&["osc-port", "5353"], "osc-port 5353 is mDNS's"),
         (&["reply-port", "11111"], "reply-port 11111 is Live Link's"),
         (
+            &["http-port", "11113"],
+            "http-port 11113 is the control port's",
+        ),
+        (&["http-port", "11114"], "http-port 11114: not 0, 67, 68"),
+        (&["osc-port", "80"], "http-port 80: not 0, 67, 68"),
+        (
             &["targets", "0.1.2.3"],
             "target 0.1.2.3:11111: needs a port",
         ),

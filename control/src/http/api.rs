@@ -22,11 +22,13 @@ use crate::worker::Finish;
 /// A reply: its status and the JSON's length at the start of the output buffer.
 pub type Reply = (u16, usize);
 
-/// Runs `request` through `session`: what it can answer at once, then what
-/// waits on the library (through the door's [`Finish`]).
-pub async fn run<M, L, W, D>(
+/// Runs the request `request` makes (once the library is held: no waiting
+/// future holds a whole request, nor a response while the library works)
+/// through `session`: what it can answer at once, then what waits on the
+/// library (through the door's [`Finish`]).
+pub async fn run<'r, M, L, W, D>(
     session: &mut Session,
-    request: Request<'_>,
+    request: impl FnOnce() -> Request<'r>,
     control: &Control<'_, M, L, W>,
     device: &mut D,
 ) -> Response
@@ -37,15 +39,14 @@ where
     D: Playback<L::Take>,
 {
     let library = control.library.lock().await;
-    match session.start(request, &*library, device) {
-        Step::Done(response) => response,
-        Step::Wait(pending) => {
-            control
-                .finish
-                .finish(session, pending, library, device)
-                .await
-        }
-    }
+    let pending = match session.start(request(), &*library, device) {
+        Step::Done(response) => return response,
+        Step::Wait(pending) => pending,
+    };
+    control
+        .finish
+        .finish(session, pending, library, device)
+        .await
 }
 
 /// Says `Hello` for the request with its token (`Authorization: Bearer`):
@@ -62,7 +63,7 @@ where
     W: Finish<M, L>,
     D: Playback<L::Take>,
 {
-    let hello = Request::Hello {
+    let hello = || Request::Hello {
         protocol: PROTOCOL_VERSION,
         token,
     };
@@ -124,8 +125,8 @@ pub fn refuse(status: u16, code: &str, detail: &str, field: Option<&str>, out: &
     (status, error_json(out, code, detail, field))
 }
 
-/// `GET /api/v1/takes?start=N`.
-pub fn list_request(query: &str) -> Result<Request<'static>, &'static str> {
+/// Where `GET /api/v1/takes?start=N` starts its page.
+pub fn list_start(query: &str) -> Result<u32, &'static str> {
     let mut start = 0;
     let mut pairs = Pairs::new(query);
     let (mut k, mut v) = ([0u8; 16], [0u8; 16]);
@@ -136,7 +137,7 @@ pub fn list_request(query: &str) -> Result<Request<'static>, &'static str> {
             Err(_) => return Err("bad query"),
         }
     }
-    Ok(Request::ListPage { start })
+    Ok(start)
 }
 
 /// What `POST /api/v1/play` asks: `take`, `loops` (1 by default, 0

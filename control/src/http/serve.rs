@@ -184,13 +184,17 @@ where
         return finish(io, 200, extra, asset.gzip).await;
     }
     // Every API request proves the token (if the box has one), as a Hello.
-    if let Err(refused) = hello(session, head.token.as_deref(), control, device).await {
+    // The refusal is rendered at once: no response is held across a wait.
+    let refused = match hello(session, head.token.as_deref(), control, device).await {
+        Ok(()) => None,
+        Err(refused) => Some(reply(&refused, out)),
+    };
+    if let Some((status, n)) = refused {
         let penalize = session.verdict() == Verdict::Penalize;
         if penalize {
             Timer::after(control.penalties.wrong_token(source)).await;
         }
         seat.request(false);
-        let (status, n) = reply(&refused, out);
         let extra = Extra {
             close: penalize || head.body_len > 0,
             ..json
@@ -241,18 +245,16 @@ where
             {
                 return Next::End(Ended::Failed);
             }
-            return match upload(io, input, head, name, place, session, control, device, body).await
-            {
-                Ok(None) => {
-                    let n = reply(&Response::Ok, out).1;
-                    finish(io, 201, json, &out[..n]).await
-                }
-                Ok(Some(Refusal { code, detail })) => {
-                    let n = error_json(out, code_name(code), &detail, None);
-                    finish(io, status_of(code), json, &out[..n]).await
-                }
-                Err(ended) => Next::End(ended),
+            let uploaded = upload(io, input, head, name, place, session, control, device, body);
+            let (status, n) = match uploaded.await {
+                Ok(None) => (201, reply(&Response::Ok, out).1),
+                Ok(Some(Refusal { code, detail })) => (
+                    status_of(code),
+                    error_json(out, code_name(code), &detail, None),
+                ),
+                Err(ended) => return Next::End(ended),
             };
+            return finish(io, status, json, &out[..n]).await;
         }
     }
     // The rest take at most a form's body.
@@ -276,37 +278,43 @@ where
     // Each arm renders its reply before the next wait: no response is
     // held in the connection's future.
     let (status, n) = match route {
-        Route::Status => answer(session, Request::Status, control, device, out).await,
-        Route::Takes => match api::list_request(head.query()) {
-            Ok(request) => answer(session, request, control, device, out).await,
+        Route::Status => answer(session, || Request::Status, control, device, out).await,
+        Route::Takes => match api::list_start(head.query()) {
+            Ok(start) => {
+                let list = || Request::ListPage { start };
+                answer(session, list, control, device, out).await
+            }
             Err(why) => refuse(400, "Invalid", why, Some("start"), out),
         },
-        Route::Stop => answer(session, Request::Stop, control, device, out).await,
+        Route::Stop => answer(session, || Request::Stop, control, device, out).await,
         Route::Play => match PlayForm::parse([head.query(), form]) {
-            Ok(play) => answer(session, play.request(), control, device, out).await,
+            Ok(play) => answer(session, || play.request(), control, device, out).await,
             Err((field, why)) => refuse(400, "Invalid", why, Some(field), out),
         },
         Route::Take(raw) => {
             let mut name = [0u8; NAME_LEN * 3];
             match api::take_name(raw, &mut name) {
-                Ok(name) => answer(session, Request::Delete { name }, control, device, out).await,
+                Ok(name) => {
+                    let delete = || Request::Delete { name };
+                    answer(session, delete, control, device, out).await
+                }
                 Err(why) => refuse(400, "Invalid", why, Some("name"), out),
             }
         }
         Route::Settings if head.method == Method::Post => {
             save_settings(form, session, control, device, out).await
         }
-        Route::Settings => answer(session, Request::GetSettings, control, device, out).await,
+        Route::Settings => answer(session, || Request::GetSettings, control, device, out).await,
         Route::Events => return events(io, session, control, device, seat, out).await,
         Route::Asset(_) => refuse(404, "NotFound", "nothing at that path", None, out),
     };
     finish(io, status, json, &out[..n]).await
 }
 
-/// Runs `request` and writes its reply into `out`.
-async fn answer<M, L, D, W>(
+/// Runs the request `request` makes and writes its reply into `out`.
+async fn answer<'r, M, L, D, W>(
     session: &mut Session,
-    request: Request<'_>,
+    request: impl FnOnce() -> Request<'r>,
     control: &Control<'_, M, L, W>,
     device: &mut D,
     out: &mut [u8; OUT_MAX],
@@ -341,7 +349,7 @@ where
         Ok(changes) => changes,
         Err(reply) => return reply,
     };
-    let response = run(session, changes.request(), control, device).await;
+    let response = run(session, || changes.request(), control, device).await;
     match &response {
         Response::Error { code, detail } => {
             let field = changes.field(&current, device.sender());
@@ -435,7 +443,7 @@ where
     // The announcement carries the header's CRC; a header that does not
     // parse is refused by the contract at the first chunk.
     let crc32 = TakeHeader::parse(&body[..len]).map_or(0, |h| h.crc32);
-    let begin = Request::UploadBegin {
+    let begin = || Request::UploadBegin {
         name,
         total_len: total,
         crc32,
@@ -450,7 +458,7 @@ where
                 Timer::after(READ_AHEAD_POLL).await;
             }
         }
-        let chunk = Request::UploadChunk {
+        let chunk = || Request::UploadChunk {
             offset,
             data: &body[..len],
         };
@@ -467,7 +475,7 @@ where
         }
     }
     if refused.is_none() {
-        refused = refusal(run(session, Request::UploadCommit, control, device).await);
+        refused = refusal(run(session, || Request::UploadCommit, control, device).await);
         return Ok(refused);
     }
     // Refused: the rest of the body is read and dropped, so the refusal reaches the client.
@@ -529,7 +537,7 @@ where
         let (ended, n) = if due {
             progress_at = now + PROGRESS;
             // Rendered at once: no status is held across the sending.
-            let response = run(session, Request::Status, control, device).await;
+            let response = run(session, || Request::Status, control, device).await;
             match &response {
                 Response::Status(_) => (false, reply(&response, out).1),
                 // The token changed: the last event says so, and the stream ends.

@@ -28,6 +28,7 @@
 //! | `live-idle` | the idle take's name, or `none` (hold the last frame) |
 //! | `live-pass-other` | `on` or `off`: pass datagrams that are not faces on untouched |
 //! | `live-record` | `on` or `off`: record the live stream |
+//! | `http-port` | a port, or `default` (80) |
 //!
 //! Parsing checks the form of a value; [`Settings::check`] checks the
 //! settings that result (a gateway on the subnet, a port nobody else uses...).
@@ -47,7 +48,7 @@ use crate::ports::LIVE_LINK_PORT;
 use crate::take::NAME_LEN;
 
 /// Every key, in the order `llv box ADDR config` documents them.
-pub const KEYS: [&str; 24] = [
+pub const KEYS: [&str; 25] = [
     "targets",
     "autoplay",
     "autoplay-loops",
@@ -72,6 +73,7 @@ pub const KEYS: [&str; 24] = [
     "live-idle",
     "live-pass-other",
     "live-record",
+    "http-port",
 ];
 
 /// What is wrong with a key or its value.
@@ -233,6 +235,10 @@ impl Setting {
             "osc-port" if value == "default" => Setting::OscPort(None),
             "osc-port" => {
                 Setting::OscPort(Some(parse_port(value).ok_or(err(ParseErrorKind::Port))?))
+            }
+            "http-port" if value == "default" => Setting::HttpPort(None),
+            "http-port" => {
+                Setting::HttpPort(Some(parse_port(value).ok_or(err(ParseErrorKind::Port))?))
             }
             "reply-port" if none => Setting::ReplyPort(None),
             "reply-port" => {

@@ -124,6 +124,8 @@ pub struct Identity<'a> {
     pub default_name: &'a str,
     /// The OSC port (from the settings at power-up).
     pub osc_port: u16,
+    /// The HTTP port (from the settings at power-up).
+    pub http_port: u16,
 }
 
 /// The endpoint's IPv4 address (`0.0.0.0` for another family).
@@ -227,7 +229,7 @@ pub async fn serve<F: NorFlash, D: CardDriver>(
         mdns_out,
     );
     #[cfg(feature = "http")]
-    let http_door = web::serve(stack, control, state, keeper, http);
+    let http_door = web::serve(stack, control, state, keeper, identity.http_port, http);
     #[cfg(not(feature = "http"))]
     let http_door = core::future::pending::<()>();
     embassy_futures::join::join(join3(udp_door, tcp_doors, responder), http_door).await;
@@ -367,6 +369,7 @@ fn records<'k>(key: &'k Key, identity: &'k Identity<'_>, free: u32) -> mdns::Ide
         ipv4: key.ipv4,
         control_port: CONTROL_PORT,
         osc_port: identity.osc_port,
+        http_port: cfg!(feature = "http").then_some(identity.http_port),
         free_bytes: free.into(),
         playing: &key.playing,
     }

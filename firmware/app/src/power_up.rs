@@ -119,6 +119,7 @@ pub async fn run_store<F: NorFlash, D: CardDriver, W: Watchdog>(
         firmware,
         default_name,
         osc_port: settings.osc_port(),
+        http_port: settings.http_port(),
     };
     let state = BoxState::new();
     state.set_faults(faults);

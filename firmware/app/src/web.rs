@@ -1,4 +1,5 @@
-//! The page and its HTTP API (`docs/http-api.md`) on TCP [`HTTP_PORT`]:
+//! The page and its HTTP API (`docs/http-api.md`) on the settings' HTTP
+//! port (80 by default, read at power-up):
 //! [`HTTP_SLOTS`] sockets, each serving one connection after another
 //! through `llv_control::http`, the code `llv serve` runs, with their slots
 //! from the box's [`BoxKeeper`] like every other TCP door.
@@ -17,8 +18,6 @@ use crate::door_slots::{BoxKeeper, CONTROL_SLOTS, HTTP_SLOTS, OSC_SLOTS};
 use crate::fmt::info;
 use crate::library::BoxControl;
 
-/// The HTTP port.
-pub const HTTP_PORT: u16 = 80;
 /// TCP receive and send buffer of one HTTP connection: an upload's chunk
 /// arrives in two windows, a pushed status leaves in two segments.
 const TCP_BUF: usize = 512;
@@ -53,13 +52,15 @@ pub async fn serve<F: NorFlash, D: CardDriver>(
     control: &BoxControl<'_, F, D>,
     state: &BoxState,
     keeper: &BoxKeeper,
+    port: u16,
     memory: &mut [HttpMemory; HTTP_SLOTS],
 ) -> ! {
     let [a, b] = memory;
     let first = CONTROL_SLOTS + OSC_SLOTS;
+    info!("HTTP port {}", port);
     embassy_futures::join::join(
-        listen(stack, control, state, keeper, first, a),
-        listen(stack, control, state, keeper, first + 1, b),
+        listen(stack, control, state, keeper, port, first, a),
+        listen(stack, control, state, keeper, port, first + 1, b),
     )
     .await;
     core::future::pending().await
@@ -71,12 +72,13 @@ async fn listen<F: NorFlash, D: CardDriver>(
     control: &BoxControl<'_, F, D>,
     state: &BoxState,
     keeper: &BoxKeeper,
+    port: u16,
     me: usize,
     memory: &mut HttpMemory,
 ) -> ! {
     loop {
         let mut socket = TcpSocket::new(stack, &mut memory.rx, &mut memory.tx);
-        if socket.accept(HTTP_PORT).await.is_err() {
+        if socket.accept(port).await.is_err() {
             Timer::after(Duration::from_millis(100)).await;
             continue;
         }

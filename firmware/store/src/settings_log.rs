@@ -131,7 +131,7 @@ struct SettingsV4 {
 }
 
 impl From<SettingsV4> for Settings {
-    /// Schema 5 added the live relay: its defaults (off).
+    /// Schema 5 added the live relay (its defaults: off) and the HTTP port (the default).
     fn from(v4: SettingsV4) -> Settings {
         Settings {
             targets: v4.targets,

@@ -74,6 +74,7 @@ fn expected_5() -> Settings {
             record: true,
             ..LiveSpec::default()
         },
+        http_port: Some(8080),
         ..expected_4()
     }
 }
@@ -106,7 +107,7 @@ fn payload_4() -> Vec<u8> {
     p
 }
 
-/// The postcard payload of [`expected_5`]: schema 4's, then the live relay.
+/// The postcard payload of [`expected_5`]: schema 4's, then the live relay and the HTTP port.
 fn payload_5() -> Vec<u8> {
     let mut p = payload_4();
     p.extend([0x01, 0xe7, 0x56]); // live on, port 11111
@@ -116,6 +117,7 @@ fn payload_5() -> Vec<u8> {
     p.extend([0x01, 0x04]);
     p.extend(b"idle"); // idle take
     p.extend([0x00, 0x01]); // pass-other off, record on
+    p.extend([0x01, 0x90, 0x3f]); // http_port 8080
     p
 }
 
@@ -158,13 +160,13 @@ fn schema_4() -> Vec<u8> {
 /// The CRC of the schema 4 golden record (bytes 4..12 and the payload).
 const CRC_4: [u8; 4] = [0x14, 0x95, 0x6a, 0x25];
 
-/// Schema 5: the live relay after schema 4's fields.
+/// Schema 5: the live relay and the HTTP port after schema 4's fields.
 fn schema_5() -> Vec<u8> {
     record([0x05, 0x00], CRC_5, &payload_5())
 }
 
 /// The CRC of the schema 5 golden record (bytes 4..12 and the payload).
-const CRC_5: [u8; 4] = [0x0f, 0xf1, 0x78, 0xc7];
+const CRC_5: [u8; 4] = [0x7f, 0xe7, 0xcb, 0xd2];
 
 /// A blank flash with `bytes` at the start of the settings log.
 fn flash_with(bytes: &[u8]) -> Flash {

@@ -353,6 +353,7 @@ fn the_store_counts_its_erases_as_the_flash_sees_them() {
             pass_other: true,
             record: true,
         },
+        http_port: Some(65533),
     };
     assert_eq!(full.check(llv_core::settings::Sender::Box), Ok(()));
     let mut s = full.clone();

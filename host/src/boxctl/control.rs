@@ -7,7 +7,9 @@ use anyhow::{bail, ensure, Result};
 use clap::{Args, Subcommand};
 use heapless::Vec as BoundedVec;
 use llv_core::control::{Place, Request, Response, Start, Status, TakeInfo, TakeRef, Which};
-use llv_core::settings::{Setting, Settings, Target, MAX_CHANGES, MAX_TARGETS, OSC_PORT};
+use llv_core::settings::{
+    Setting, Settings, Target, HTTP_PORT, MAX_CHANGES, MAX_TARGETS, OSC_PORT,
+};
 use serde_json::json;
 
 use super::check::CheckArgs;
@@ -119,6 +121,7 @@ Examples:
     /// power-up); live-port N; live-subject NAME|none; live-from IP|none;
     /// live-buffer N (0-6); live-timeout SECONDS; live-fade SECONDS;
     /// live-return K; live-idle TAKE|none; live-pass-other on|off; live-record on|off.
+    /// http-port N|default (the page and HTTP API, from the next power-up).
     #[command(after_help = "\
 Examples:
   llv box 192.168.1.50 config                                   # show the settings
@@ -728,6 +731,12 @@ fn print_settings(s: &Settings, token_set: bool, now: &Status) {
         if l.pass_other { "passed on" } else { "dropped" },
         if l.record { "on" } else { "off" }
     );
+    match s.http_port {
+        Some(p) => crate::outln!("http-port {p} (the page and HTTP API, from the next power-up)"),
+        None => crate::outln!(
+            "http-port {HTTP_PORT} (the page and HTTP API, the default; llv serve: --http-port)"
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -221,6 +221,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             default_name: name,
             control_port: ports.0,
             osc_port: ports.1,
+            http_port,
             bind: address,
         };
         Some(std::thread::spawn(move || responder.run(&socket, stop)))
@@ -437,6 +438,7 @@ struct Responder {
     default_name: String,
     control_port: u16,
     osc_port: u16,
+    http_port: u16,
     bind: Option<Ipv4Addr>,
 }
 
@@ -479,6 +481,7 @@ impl Responder {
             ipv4: ipv4.octets(),
             control_port: self.control_port,
             osc_port: self.osc_port,
+            http_port: Some(self.http_port),
             free_bytes: r.free,
             playing: &r.playing,
         }
