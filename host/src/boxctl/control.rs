@@ -95,6 +95,11 @@ Examples:
   llv box stage-left stage-right stop")]
     Stop,
     /// Turn the live relay on or off now (its settings: `config live-...`).
+    #[command(after_help = "\
+Examples:
+  llv box 192.168.1.50 live on
+  llv box 192.168.1.50 config live-buffer 3 live-idle idle live-record on
+  llv box stage-left live off")]
     Live {
         /// on or off.
         #[arg(value_parser = ["on", "off"])]

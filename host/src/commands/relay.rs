@@ -19,8 +19,15 @@ use crate::live::{self, IdleTake};
 use crate::recording;
 use crate::stop;
 
+const EXAMPLES: &str = "\
+Examples:
+  llv relay --to 192.168.1.50                                  # phone on 11111, each frame on at once
+  llv relay --to 192.168.1.50 --buffer 3 --idle idle.gesichter --record ~/show/live
+  llv relay --listen 11120 --to 10.0.0.5 --to 10.0.0.6:11111 --subject alex --from 192.168.1.23";
+
 /// `llv relay`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = EXAMPLES)]
 pub struct Args {
     /// UDP port to listen on for the phone (0: any free port, printed).
     #[arg(long, default_value_t = LIVE_LINK_PORT)]
