@@ -186,9 +186,23 @@ impl Browser {
         })
     }
 
-    /// Clicks `e`.
-    pub fn click(&self, e: &Element) {
-        self.command("POST", &format!("/element/{}/click", e.0), Some(json!({})));
+    /// Clicks the element `css` selects, waiting at most 10 s for it; found
+    /// again when the page redrew it between finding and clicking (a status
+    /// push redraws the takes).
+    pub fn click_on(&self, css: &str) {
+        self.wait(
+            &format!("a click on {css}"),
+            Duration::from_secs(10),
+            || {
+                let e = self.find(css)?;
+                let path = format!("/session/{}/element/{}/click", self.session, e.0);
+                match self.call("POST", &path, Some(json!({}))) {
+                    Ok(_) => Some(()),
+                    Err(e) if e.contains("stale element reference") => None,
+                    Err(e) => panic!("WebDriver {path}: {e}"),
+                }
+            },
+        )
     }
 
     /// Clears `e` and types `text` into it.

@@ -93,7 +93,7 @@ fn the_page_lists_plays_stops_sets_and_uploads_in_a_browser() {
     // Play, forever, to the receiver: frames arrive.
     b.type_into(&b.element("#targets"), &target);
     b.type_into(&b.element("#loops"), "0");
-    b.click(&b.element("button[data-take='alex']"));
+    b.click_on("button[data-take='alex']");
     let frames = datagrams(&rx, 30, Duration::from_secs(10));
     assert_eq!(frames.len(), 30, "frames from the page's play");
     b.wait_text(
@@ -114,7 +114,7 @@ fn the_page_lists_plays_stops_sets_and_uploads_in_a_browser() {
 
     // A bad address: the box's own words beside the field.
     b.type_into(&b.element("#set-address"), "10.0.0.1/33");
-    b.click(&b.element("#settings button"));
+    b.click_on("#settings button");
     let error = b.wait_text("#err-address", "10.0.0.1/33", Duration::from_secs(5));
     assert_eq!(
         error,
@@ -145,13 +145,13 @@ fn the_page_lists_plays_stops_sets_and_uploads_in_a_browser() {
     b.wait("the name from the file", Duration::from_secs(5), || {
         (b.run("return document.getElementById('up-name').value") == "phone").then_some(())
     });
-    b.click(&b.element("#upload"));
+    b.click_on("#upload");
     b.wait_text("#up-result", "Uploaded phone", Duration::from_secs(30));
     b.wait_text("#takes", "phone", Duration::from_secs(5));
     b.screenshot("5-uploaded");
     while !datagrams(&rx, 1, Duration::from_millis(100)).is_empty() {}
     b.type_into(&b.element("#loops"), "1");
-    b.click(&b.element("button[data-take='phone']"));
+    b.click_on("button[data-take='phone']");
     let played = datagrams(&rx, expected.len(), Duration::from_secs(15));
     assert_eq!(played.len(), expected.len());
     assert!(played == expected, "the uploaded take played other bytes");
@@ -167,7 +167,7 @@ fn the_page_lists_plays_stops_sets_and_uploads_in_a_browser() {
     b.wait_text("#live", "offline", Duration::from_secs(5));
     b.screenshot("7-token-asked");
     b.type_into(&b.element("#token"), "sesame");
-    b.click(&b.element("#token-form button"));
+    b.click_on("#token-form button");
     b.wait_text("#live", "live", Duration::from_secs(10));
     b.wait("the token box gone", Duration::from_secs(5), || {
         (b.run("return document.getElementById('token-box').hidden") == true).then_some(())
