@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use llv_core::control::{
-    body_len, decode, encode, ErrorCode, Request, Response, TakeInfo, MAX_FRAME, PREFIX_LEN,
+    body_len, decode, encode, ErrorCode, Place, Request, Response, TakeInfo, MAX_FRAME, PREFIX_LEN,
     PROTOCOL_VERSION,
 };
 use llv_core::settings::Target;
@@ -163,6 +163,43 @@ impl BoxClient {
             };
             if whole {
                 return Ok(takes);
+            }
+        }
+        bail!("the box's takes kept changing while they were listed ({LIST_TRIES} tries)")
+    }
+
+    /// The take `name` on `place` as the box lists it, if it does: read a
+    /// page at a time until it shows; a list that changes meanwhile (a card
+    /// being scanned) is read on, and read again from the first page when
+    /// the take was not seen, at most [`LIST_TRIES`] times.
+    pub fn find_listed(&mut self, name: &str, place: Place) -> Result<Option<TakeInfo>> {
+        for _ in 0..LIST_TRIES {
+            let mut start = 0u32;
+            let mut changed = false;
+            let mut revision = None;
+            loop {
+                let Response::Takes(page) = self.call(&Request::ListPage { start })? else {
+                    bail!("the box answered ListPage with something else");
+                };
+                changed |= revision.is_some_and(|r| r != page.revision);
+                revision = Some(page.revision);
+                if let Some(t) = page
+                    .takes
+                    .iter()
+                    .find(|t| t.name == name && t.place == place)
+                {
+                    return Ok(Some(t.clone()));
+                }
+                if page.takes.is_empty() || page.start != start {
+                    break;
+                }
+                start += page.takes.len() as u32;
+                if start >= page.total {
+                    break;
+                }
+            }
+            if !changed {
+                return Ok(None);
             }
         }
         bail!("the box's takes kept changing while they were listed ({LIST_TRIES} tries)")

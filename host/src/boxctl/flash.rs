@@ -99,13 +99,10 @@ pub fn run(args: &FlashArgs) -> Result<()> {
     let token = args.token.token()?;
     let mut client = BoxClient::connect(box_addr, token.as_deref())?;
     upload(&mut client, &name, &image, header.crc32, args.to)?;
-    let takes = client.list_all()?;
-    let listed = takes.iter().find(|t| t.name == name.as_str());
+    // Found on its place while a card may still be scanned (the list grows).
+    let listed = client.find_listed(&name, args.to)?;
     match listed {
-        Some(t)
-            if t.crc32 == header.crc32
-                && t.total_len == header.total_len
-                && t.place == args.to => {}
+        Some(t) if t.crc32 == header.crc32 && t.total_len == header.total_len => {}
         Some(t) => bail!(
             "the box lists {name} on its {} with CRC {:08x} and {} bytes, uploaded to its {} {:08x} and {} bytes",
             t.place.as_str(),
