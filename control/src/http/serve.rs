@@ -205,16 +205,26 @@ where
     if let Route::Take(raw) = route {
         if head.method == Method::Put {
             let mut name = [0u8; NAME_LEN * 3];
-            let target = api::take_name(raw, &mut name)
-                .map_err(|why| ("name", why))
-                .and_then(|name| {
-                    let place = api::place(head.query()).map_err(|why| ("place", why))?;
-                    Ok((name, place))
-                });
-            let (name, place) = match target {
-                Ok(target) => target,
-                Err((field, why)) => {
-                    let n = refuse(400, "Invalid", why, Some(field), out).1;
+            let name = match api::take_name(raw, &mut name) {
+                Ok(name) => name,
+                Err(why) => {
+                    let n = refuse(400, "Invalid", why, Some("name"), out).1;
+                    return finish(
+                        io,
+                        400,
+                        Extra {
+                            close: true,
+                            ..json
+                        },
+                        &out[..n],
+                    )
+                    .await;
+                }
+            };
+            let place = match api::place(head.query()) {
+                Ok(place) => place,
+                Err(why) => {
+                    let n = refuse(400, "Invalid", why, Some("place"), out).1;
                     return finish(
                         io,
                         400,
