@@ -18,7 +18,7 @@ pub const EXT: &str = "TAK";
 pub const FILE_LEN: usize = 12;
 /// Most takes the box keeps of one card (its index of them is in RAM:
 /// 24 bytes a take).
-pub const MAX_CARD_TAKES: usize = 1024;
+pub const MAX_CARD_TAKES: usize = 1000;
 
 /// Whether a file whose long name starts with `first` (its short name's
 /// first character when it has no long name) is litter a laptop left: a

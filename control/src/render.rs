@@ -272,7 +272,8 @@ fn card_json(j: &mut Json<'_>, c: &CardStatus) {
     j.raw("]}");
 }
 
-/// The takes `start..` of a list of `total` as `[{"name":...,"frames":...,"place":...}]`
+/// The takes `start..` of a list of `total` as
+/// `[{"name":...,"frames":...,"period_us":...,"place":...}]`
 /// (as many as fit one reply), then `"total":N` and, when takes follow the
 /// ones shown, `"next":N`: where the next page starts.
 pub fn takes_json(j: &mut Json<'_>, takes: &[TakeInfo], start: u32, total: u32) {
@@ -290,6 +291,7 @@ pub fn takes_json(j: &mut Json<'_>, takes: &[TakeInfo], start: u32, total: u32) 
         j.key("name");
         j.string(&t.name);
         number(j, "frames", u64::from(t.frame_count));
+        number(j, "period_us", u64::from(t.period_us));
         j.raw(",");
         j.key("place");
         j.string(t.place.as_str());

@@ -161,13 +161,21 @@ fn every_endpoint_answers_as_the_session_does() {
         post("/api/v1/play", "loops=2"),
         b"DELETE /api/v1/takes/dao HTTP/1.1\r\n\r\n".to_vec(),
         get("/api/v1/takes?start=0"),
+        post("/api/v1/live/on", ""),
+        get("/api/v1/status"),
+        get("/api/v1/live/on"),
+        post("/api/v1/live/off", ""),
+        get("/api/v1/status"),
     ] {
         input.extend(request);
     }
     let (ended, _, r) = serve(&store, &penalties, &input, 7, &mut device);
     assert_eq!(ended, Ended::Closed);
     let statuses: Vec<u16> = r.iter().map(|r| r.status).collect();
-    assert_eq!(statuses, [200, 200, 200, 200, 200, 200, 404, 400, 200, 200]);
+    assert_eq!(
+        statuses,
+        [200, 200, 200, 200, 200, 200, 404, 400, 200, 200, 200, 200, 405, 200, 200]
+    );
     let status = r[0].json();
     assert_eq!(status["api"], 1);
     assert_eq!(status["protocol"], llv_core::control::PROTOCOL_VERSION);
@@ -176,7 +184,7 @@ fn every_endpoint_answers_as_the_session_does() {
     assert_eq!(status["status"]["playing"], Value::Null);
     assert_eq!(
         r[1].json(),
-        json!({"takes": [{"name": "dao", "frames": 3, "place": "flash"}], "total": 1})
+        json!({"takes": [{"name": "dao", "frames": 3, "period_us": 50_001, "place": "flash"}], "total": 1})
     );
     assert_eq!(r[2].json()["targets"], "10.0.2.2:11111");
     assert_eq!(r[2].json()["token_set"], false);
@@ -185,6 +193,11 @@ fn every_endpoint_answers_as_the_session_does() {
     assert_eq!(r[6].json()["error"]["code"], "NotFound");
     assert_eq!(r[7].json()["error"]["field"], "take");
     assert_eq!(r[9].json(), json!({"takes": [], "total": 0}));
+    // The live relay, on and off, and its state in the status while it runs.
+    assert_eq!(r[10].json(), json!({"ok": true}));
+    assert_eq!(r[11].json()["status"]["live"]["state"], "waiting");
+    assert_eq!(r[13].json(), json!({"ok": true}));
+    assert_eq!(r[14].json()["status"]["live"], Value::Null);
     assert_eq!(
         device.last.as_ref().map(|l| l.take.as_str()),
         Some("dao"),

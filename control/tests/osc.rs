@@ -234,7 +234,7 @@ fn play_stop_status_and_takes_run_the_session_and_answer_in_json() {
     let takes = d.ask("/llv/takes", &[]);
     assert_eq!(
         takes["data"],
-        json!([{"name": "dao", "frames": 3, "place": "flash"}])
+        json!([{"name": "dao", "frames": 3, "period_us": 50_001, "place": "flash"}])
     );
 
     d.ask("/llv/stop", &[]);

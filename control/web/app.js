@@ -38,6 +38,7 @@ function el(tag, text, cls) {
 }
 
 function bytes(n) {
+  if (n >= 1073741824) return (n / 1073741824).toFixed(1) + " GiB";
   if (n >= 1048576) return (n / 1048576).toFixed(1) + " MiB";
   if (n >= 1024) return (n / 1024).toFixed(0) + " KiB";
   return n + " B";
@@ -78,8 +79,26 @@ function showStatus(info) {
     box.replaceChildren(bar, dl);
   }
   $("stop").disabled = !p;
+  showRelay(s.live);
   const l = s.last;
   $("last").textContent = l ? "Last: " + l.take + ", " + l.frames + " frames, " + l.late_frames + " late, " + l.dropped + " dropped, " + l.ended + "." : "";
+}
+
+// The live relay's state, while it runs.
+function showRelay(r) {
+  const words = { waiting: "waiting for the phone", live: "live", fallback: "on the idle take (the phone dropped)", returning: "returning to the phone" };
+  $("relay").textContent = r
+    ? "Relay: " + (words[r.state] || r.state) + " · " + (r.rate_mhz / 1000).toFixed(1) + " Hz from the phone, jitter " + (r.jitter_us / 1000).toFixed(1) + " ms · " +
+      r.frames_in + " frames in, " + r.lost + " lost · " + r.fallbacks + " fallbacks, " + r.returns + " returns" + (r.recorded_bytes ? " · " + bytes(r.recorded_bytes) + " recorded" : "")
+    : "Off.";
+  $("relay").className = r ? "" : "muted";
+  $("live-on").disabled = !!r;
+  $("live-off").disabled = !r;
+}
+
+async function live(on) {
+  $("live-error").textContent = "";
+  try { await api("POST", "live/" + (on ? "on" : "off")); } catch (e) { $("live-error").textContent = e.detail; }
 }
 
 async function loadTakes(more) {
@@ -104,18 +123,29 @@ function renderTakes(r) {
     del.onclick = () => deleteTake(t.name);
     const actions = el("td");
     actions.append(play, " ", del);
-    tr.append(el("td", t.name), el("td", t.place === "internal" ? "flash" : t.place), el("td", String(t.frames)), actions);
+    const seconds = t.period_us / 1e6;
+    const rate = seconds > 0 ? (t.frames / seconds).toFixed(1) + " Hz" : "-";
+    tr.append(el("td", t.name), el("td", t.place === "internal" ? "flash" : t.place), el("td", String(t.frames)),
+      el("td", duration(seconds)), el("td", rate), actions);
     body.append(tr);
   }
   if (takes.length === 0) {
     const tr = el("tr");
     const td = el("td", "No takes yet: add one below.", "muted");
-    td.colSpan = 4;
+    td.colSpan = 6;
     tr.append(td);
     body.append(tr);
   }
   $("more").hidden = r.next === undefined;
   $("takes-count").textContent = takes.length + " of " + r.total + " takes";
+}
+
+// "3.10 s", or "1:02:05.3" and "4:05.0" past a minute.
+function duration(seconds) {
+  if (seconds < 59.995) return seconds.toFixed(2) + " s";
+  const tenths = Math.round(seconds * 10);
+  const h = Math.floor(tenths / 36000), m = Math.floor(tenths / 600) % 60, s = ((tenths % 600) / 10).toFixed(1).padStart(4, "0");
+  return (h > 0 ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + s;
 }
 
 async function playTake(name) {
@@ -306,6 +336,8 @@ $("stop").onclick = async () => {
   try { await api("POST", "stop"); } catch (e) { $("stop-error").textContent = e.detail; }
 };
 $("more").onclick = () => loadTakes(true).catch(() => {});
+$("live-on").onclick = () => live(true);
+$("live-off").onclick = () => live(false);
 $("settings").onsubmit = saveSettings;
 $("upload").onclick = upload;
 $("file").onchange = () => { if ($("file").files[0]) choose($("file").files[0]); };

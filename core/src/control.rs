@@ -20,7 +20,7 @@ pub use crate::chase::ChaseStatus;
 pub use crate::ports::{CONTROL_PORT, LIVE_LINK_PORT};
 use crate::settings::{ChaseSpec, Setting, Settings, Target, MAX_CHANGES, MAX_TARGETS};
 pub use crate::take::MAX_CHUNK;
-use crate::take::NAME_LEN;
+use crate::take::{TakeHeader, NAME_LEN};
 
 /// The protocol version this code speaks.
 pub const PROTOCOL_VERSION: u16 = 6;
@@ -193,12 +193,28 @@ pub struct TakeInfo {
     pub name: String<NAME_LEN>,
     /// Number of frames.
     pub frame_count: u32,
+    /// From frame 0 to where a loop restarts, in µs: the take's length.
+    pub period_us: u32,
     /// Image length in bytes.
     pub total_len: u32,
     /// Image CRC.
     pub crc32: u32,
     /// Where it lives.
     pub place: Place,
+}
+
+impl TakeInfo {
+    /// The listing of a take whose image has `header`, stored at `place`.
+    pub fn of(header: &TakeHeader, place: Place) -> TakeInfo {
+        TakeInfo {
+            name: header.name.clone(),
+            frame_count: header.frame_count,
+            period_us: header.period_us,
+            total_len: header.total_len,
+            crc32: header.crc32,
+            place,
+        }
+    }
 }
 
 /// Where a take lives: the box's internal flash (a folder for `llv serve`)

@@ -169,6 +169,7 @@ fn every_response_round_trips_within_max_frame() {
             .push(TakeInfo {
                 name: name(&"x".repeat(NAME_LEN - 1 - i % 2)),
                 frame_count: u32::MAX,
+                period_us: u32::MAX,
                 total_len: u32::MAX,
                 crc32: u32::MAX,
                 place: Place::Card,
@@ -372,7 +373,7 @@ fn dao_target() -> Vec<Target, MAX_TARGETS> {
 // u16/u32/u64 as varints, u8 and [u8; 4] as bytes, Option as 0 or 1 then the
 // value, strings and byte slices as length then bytes, structs as their
 // fields in order. 11111 = e7 56; 53000 = 88 9e 03;
-// 61000 = c8 dc 03; 0xDEADBEEF = ef fd b6 f5 0d.
+// 61000 = c8 dc 03; 0xDEADBEEF = ef fd b6 f5 0d; 3000000 = c0 8d b7 01.
 
 #[test]
 fn every_request_has_its_documented_bytes() {
@@ -524,6 +525,7 @@ fn every_response_has_its_documented_bytes() {
         .push(TakeInfo {
             name: name("dao"),
             frame_count: 180,
+            period_us: 3_000_000,
             total_len: 61_000,
             crc32: 0xDEAD_BEEF,
             place: Place::Internal,
@@ -693,8 +695,10 @@ fn every_response_has_its_documented_bytes() {
         (
             Response::List { takes },
             &[
-                0x04, 0x01, 0x03, b'd', b'a', b'o', 0xb4, 0x01, 0xc8, 0xdc, 0x03, 0xef, 0xfd, 0xb6,
-                0xf5, 0x0d, 0x00, // place: Internal
+                0x04, 0x01, 0x03, b'd', b'a', b'o', 0xb4,
+                0x01, // List: 1 take, dao, 180 frames
+                0xc0, 0x8d, 0xb7, 0x01, // period 3 s (protocol 6)
+                0xc8, 0xdc, 0x03, 0xef, 0xfd, 0xb6, 0xf5, 0x0d, 0x00, // place: Internal
             ],
         ),
         (
@@ -726,8 +730,9 @@ fn every_response_has_its_documented_bytes() {
             Response::Takes(page),
             &[
                 0x07, 0x10, 0xec, 0x07, 0x07, // Takes: start 16, total 1004, revision 7
-                0x01, 0x03, b'd', b'a', b'o', 0xb4, 0x01, 0xc8, 0xdc, 0x03, 0xef, 0xfd, 0xb6, 0xf5,
-                0x0d, 0x00, // 1 take
+                0x01, 0x03, b'd', b'a', b'o', 0xb4, 0x01, // 1 take: dao, 180 frames
+                0xc0, 0x8d, 0xb7, 0x01, // period 3 s
+                0xc8, 0xdc, 0x03, 0xef, 0xfd, 0xb6, 0xf5, 0x0d, 0x00,
             ],
         ),
     ];

@@ -1,9 +1,11 @@
 //! The box under QEMU serves its page and HTTP API on port 80 (forwarded):
 //! the page and the status load, the status is pushed as events, and a take
 //! image uploaded over HTTP while a take plays lists; the late frames the
-//! box's status counts are printed. A headless Chromium on the box's page
-//! while a take plays, held to no late frame, is the second test, ignored
-//! while it fails (see docs/measurements.md).
+//! box's status counts are printed. Then headless Chromium on the box's page:
+//! it lists the take with its length, plays it to a receiver, shows another
+//! client's stop and the box's own words for a bad setting (the late frames
+//! and the first paint are printed: figures for docs/measurements.md, not
+//! bounds, since QEMU's timing is the host's).
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -12,7 +14,7 @@ use std::time::{Duration, Instant};
 use llv_tests::flash_box::{flash_dao, receive, receiver, QemuBox};
 use llv_tests::llv;
 use llv_tests::phone::phone_take;
-use llv_tests::webdriver::http;
+use llv_tests::webdriver::{http, Browser};
 use serde_json::Value;
 
 fn json(body: &[u8]) -> Value {
@@ -125,4 +127,57 @@ fn the_box_serves_its_page_status_events_and_an_upload_during_playback() {
         pushed.contains("data: {\"api\":1"),
         "no event pushed: {pushed}"
     );
+}
+
+#[test]
+fn chromium_lists_plays_and_sees_a_stop_on_the_box_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let flash = dir.path().join("flash.bin");
+    let b = QemuBox::boot(&flash);
+    flash_dao(&b);
+    let (rx, target) = receiver();
+    let browser = Browser::start();
+    browser.goto(&format!("http://127.0.0.1:{}/", b.http));
+    // The page from the box: its take, with its length and rate.
+    browser.wait_text("#takes", "dao", Duration::from_secs(60));
+    browser.wait_text("#takes", "3.12 s", Duration::from_secs(10));
+    browser.wait_text("#live", "live", Duration::from_secs(30));
+    let paint = browser.run(
+        "const p = performance.getEntriesByName('first-contentful-paint')[0]; return p ? p.startTime : null;",
+    );
+    eprintln!("first contentful paint from the QEMU box: {paint} ms");
+    browser.screenshot("box-1-takes");
+
+    // Play, forever, to the receiver, from the page.
+    browser.type_into(&browser.element("#targets"), &target);
+    browser.type_into(&browser.element("#loops"), "0");
+    browser.click_on("button[data-take='dao']");
+    assert_eq!(
+        receive(&rx, 30, Duration::from_secs(20)).len(),
+        30,
+        "frames from the page's play"
+    );
+    browser.wait_text("#playing", "To ", Duration::from_secs(20));
+    browser.screenshot("box-2-playing");
+    // The browser watches a while: the box's own count of late frames.
+    assert_eq!(receive(&rx, 180, Duration::from_secs(30)).len(), 180);
+    let (_, body) = http(b.http, "GET", "/api/v1/status", b"").unwrap();
+    let playing = json(&body)["status"]["playing"].clone();
+    eprintln!(
+        "late frames while Chromium watched the box's page: {} of {} (latest {} µs)",
+        playing["late_frames"], playing["targets"][0]["sent"], playing["max_late_us"]
+    );
+
+    // Another client stops it: the page says so.
+    let (status, _) = http(b.http, "POST", "/api/v1/stop", b"").unwrap();
+    assert_eq!(status, 200);
+    browser.wait_text("#playing", "Nothing plays", Duration::from_secs(20));
+    browser.wait_text("#last", "stopped", Duration::from_secs(10));
+
+    // A target the box cannot send to: its own words beside the field.
+    browser.type_into(&browser.element("#set-targets"), "127.0.0.1");
+    browser.click_on("#settings button");
+    let error = browser.wait_text("#err-targets", "127.0.0.1", Duration::from_secs(20));
+    assert!(error.contains("the box itself"), "{error}");
+    browser.screenshot("box-3-stopped-and-refused");
 }

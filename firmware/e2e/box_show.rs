@@ -54,7 +54,7 @@ fn python_osc_drives_the_box_over_udp_and_tcp_in_both_framings() {
         assert_eq!(r.len(), 3, "{transport}: {got:?}");
         assert_eq!(
             r[0]["data"],
-            json!([{"name": "dao", "frames": 180, "place": "flash"}])
+            json!([{"name": "dao", "frames": 180, "period_us": 3_118_589, "place": "flash"}])
         );
         assert_eq!(r[1]["status"], "ok", "{transport}");
         assert_eq!(r[2]["data"]["playing"]["take"], "dao");

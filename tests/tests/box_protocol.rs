@@ -151,9 +151,13 @@ fn flash_lists_the_same_crc_and_the_box_holds_every_packet() {
     assert_eq!(list[0]["name"], "dao");
     assert_eq!(list[0]["crc32"], flashed["crc32"]);
     assert_eq!(list[0]["frame_count"], 180);
+    assert_eq!(list[0]["period_us"], 3_118_589, "the take's length");
+    // Its length in seconds and its average rate (180 frames in 3.12 s).
     b.llv(&["box", &b.addr(), "list"])
         .success()
-        .stdout(contains("dao"));
+        .stdout(contains("SECONDS      HZ"))
+        .stdout(contains("dao"))
+        .stdout(contains("      3.12   57.72  "));
 
     // The stored take plays back the recording's packets, in order, with rising times.
     let (take, place) =

@@ -89,6 +89,22 @@ fn the_page_lists_plays_stops_sets_and_uploads_in_a_browser() {
     );
     eprintln!("first contentful paint and page weight (with headers): {paint}");
     b.screenshot("1-takes");
+    // Each take with its length and rate: 240 rows of a 30 Hz phone take.
+    let row = b.run(
+        "return [...document.querySelectorAll('#takes tbody tr')].map(r => [...r.cells].map(c => c.textContent))[0];",
+    );
+    let cell = |i: usize| row[i].as_str().unwrap_or_default().to_string();
+    assert_eq!(
+        (cell(0), cell(1), cell(2)),
+        ("alex".into(), "flash".into(), "240".into()),
+        "{row}"
+    );
+    let seconds: f64 = cell(3).trim_end_matches(" s").parse().unwrap();
+    let hz: f64 = cell(4).trim_end_matches(" Hz").parse().unwrap();
+    assert!(
+        (7.5..8.5).contains(&seconds) && (29.0..31.0).contains(&hz),
+        "{row}"
+    );
 
     // Play, forever, to the receiver: frames arrive.
     b.type_into(&b.element("#targets"), &target);
@@ -158,6 +174,43 @@ fn the_page_lists_plays_stops_sets_and_uploads_in_a_browser() {
     b.wait_text("#last", "phone, 120 frames", Duration::from_secs(5));
     b.screenshot("6-uploaded-take-played");
 
+    // The live relay: turned on from the page, it waits for the phone, then
+    // passes the phone's frames on to the targets and says it is live.
+    let phone = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let live_port = {
+        let free = UdpSocket::bind("127.0.0.1:0").unwrap();
+        free.local_addr().unwrap().port()
+    };
+    let form = format!("live-port={live_port}&targets={target}");
+    let (status, body) = http(serve.http, "POST", "/api/v1/settings", form.as_bytes());
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    b.click_on("#live-on");
+    b.wait_text("#relay", "waiting for the phone", Duration::from_secs(5));
+    b.screenshot("7-relay-waiting");
+    while !datagrams(&rx, 1, Duration::from_millis(100)).is_empty() {}
+    let mut sent = 0;
+    let until = Instant::now() + Duration::from_secs(10);
+    while !b.text("#relay").starts_with("Relay: live") {
+        assert!(
+            Instant::now() < until && sent < expected.len(),
+            "never live: {}",
+            b.text("#relay")
+        );
+        phone
+            .send_to(&expected[sent], ("127.0.0.1", live_port))
+            .unwrap();
+        sent += 1;
+        std::thread::sleep(Duration::from_millis(33));
+    }
+    let relayed = datagrams(&rx, 1, Duration::from_secs(2));
+    assert!(
+        relayed.len() == 1 && expected[..sent].contains(&relayed[0]),
+        "the phone's frames relayed"
+    );
+    b.screenshot("8-relay-live");
+    b.click_on("#live-off");
+    b.wait_text("#relay", "Off.", Duration::from_secs(5));
+
     // Another client sets a token: the page asks for it, then works with it.
     let (status, _) = http(serve.http, "POST", "/api/v1/settings", b"token=sesame");
     assert_eq!(status, 200);
@@ -165,7 +218,7 @@ fn the_page_lists_plays_stops_sets_and_uploads_in_a_browser() {
         (b.run("return document.getElementById('token-box').hidden") == false).then_some(())
     });
     b.wait_text("#live", "offline", Duration::from_secs(5));
-    b.screenshot("7-token-asked");
+    b.screenshot("9-token-asked");
     b.type_into(&b.element("#token"), "sesame");
     b.click_on("#token-form button");
     b.wait_text("#live", "live", Duration::from_secs(10));
@@ -173,7 +226,7 @@ fn the_page_lists_plays_stops_sets_and_uploads_in_a_browser() {
         (b.run("return document.getElementById('token-box').hidden") == true).then_some(())
     });
     b.wait_text("#takes", "phone", Duration::from_secs(5));
-    b.screenshot("8-token-given");
+    b.screenshot("10-token-given");
 }
 
 #[test]

@@ -94,7 +94,7 @@ fn python_osc_plays_stops_and_asks_over_udp_and_tcp_in_both_framings() {
         assert_eq!(r[0]["address"], "/llv/takes");
         assert_eq!(
             r[0]["data"],
-            json!([{"name": "dao", "frames": 180, "place": "flash"}])
+            json!([{"name": "dao", "frames": 180, "period_us": 3_118_589, "place": "flash"}])
         );
         assert_eq!(
             r[1],
@@ -313,7 +313,9 @@ fn llv_box_works_unchanged_and_a_deleted_take_leaves_the_folder() {
     let end = Instant::now() + TIMEOUT;
     loop {
         let got = osc_client("127.0.0.1", serve.osc, "udp", &json!([["/llv/takes"]]));
-        if replies(&got)[0]["data"] == json!([{"name": "jaw", "frames": 66, "place": "flash"}]) {
+        if replies(&got)[0]["data"]
+            == json!([{"name": "jaw", "frames": 66, "period_us": 1_100_664, "place": "flash"}])
+        {
             break;
         }
         assert!(Instant::now() < end, "{got:?}");

@@ -1,6 +1,6 @@
-//! The page's files (`control/web/`), gzip-compressed when the crate is
-//! built (`control/build.rs`) and served as they are, so the box and `llv
-//! serve` serve the same bytes.
+//! The page (`control/web/`, made one file and gzip-compressed when the
+//! crate is built: `control/build.rs`), served as it is, so the box and
+//! `llv serve` serve the same bytes.
 
 /// One file of the page.
 #[derive(Debug, PartialEq, Eq)]
@@ -13,24 +13,12 @@ pub struct Asset {
     pub gzip: &'static [u8],
 }
 
-/// Every file of the page.
-pub static ASSETS: [Asset; 3] = [
-    Asset {
-        path: "/",
-        content_type: "text/html; charset=utf-8",
-        gzip: include_bytes!(concat!(env!("OUT_DIR"), "/index.html.gz")),
-    },
-    Asset {
-        path: "/app.js",
-        content_type: "text/javascript; charset=utf-8",
-        gzip: include_bytes!(concat!(env!("OUT_DIR"), "/app.js.gz")),
-    },
-    Asset {
-        path: "/style.css",
-        content_type: "text/css; charset=utf-8",
-        gzip: include_bytes!(concat!(env!("OUT_DIR"), "/style.css.gz")),
-    },
-];
+/// Every file of the page: one, its style and script inside it.
+pub static ASSETS: [Asset; 1] = [Asset {
+    path: "/",
+    content_type: "text/html; charset=utf-8",
+    gzip: include_bytes!(concat!(env!("OUT_DIR"), "/index.html.gz")),
+}];
 
 /// The file at `path` (`/index.html` is `/`).
 pub fn find(path: &str) -> Option<&'static Asset> {

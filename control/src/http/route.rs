@@ -23,6 +23,8 @@ pub enum Route<'p> {
     Stop,
     /// `/api/v1/settings`.
     Settings,
+    /// `/api/v1/live/on` (`true`) and `/api/v1/live/off`: the live relay.
+    Live(bool),
 }
 
 /// Why a path is refused.
@@ -59,6 +61,8 @@ pub fn route(method: Method, path: &str) -> Result<Route<'_>, RouteError> {
         Some("play") => (Route::Play, method == Method::Post),
         Some("stop") => (Route::Stop, method == Method::Post),
         Some("settings") => (Route::Settings, read || method == Method::Post),
+        Some("live/on") => (Route::Live(true), method == Method::Post),
+        Some("live/off") => (Route::Live(false), method == Method::Post),
         Some(rest) => match rest.strip_prefix("takes/") {
             Some(name) if !name.is_empty() && !name.contains('/') => (
                 Route::Take(name),
@@ -79,7 +83,7 @@ fn allows(route: &Route<'_>) -> &'static str {
     match route {
         Route::Asset(_) | Route::Status | Route::Takes => "GET, HEAD",
         Route::Events => "GET",
-        Route::Play | Route::Stop => "POST",
+        Route::Play | Route::Stop | Route::Live(_) => "POST",
         Route::Settings => "GET, HEAD, POST",
         Route::Take(_) => "PUT, DELETE",
     }

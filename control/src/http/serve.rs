@@ -287,6 +287,7 @@ where
             Err(why) => refuse(400, "Invalid", why, Some("start"), out),
         },
         Route::Stop => answer(session, || Request::Stop, control, device, out).await,
+        Route::Live(on) => answer(session, || Request::Live { on }, control, device, out).await,
         Route::Play => match PlayForm::parse([head.query(), form]) {
             Ok(play) => answer(session, || play.request(), control, device, out).await,
             Err((field, why)) => refuse(400, "Invalid", why, Some(field), out),

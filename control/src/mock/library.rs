@@ -112,13 +112,10 @@ impl TakeLibrary for MemoryLibrary {
     type Take = MemoryTake;
 
     async fn list_page(&mut self, start: u32) -> Result<TakePage, Refusal> {
-        let takes = self.takes.iter().map(|t| TakeInfo {
-            name: t.header.name.clone(),
-            frame_count: t.header.frame_count,
-            total_len: t.header.total_len,
-            crc32: t.header.crc32,
-            place: Place::Internal,
-        });
+        let takes = self
+            .takes
+            .iter()
+            .map(|t| TakeInfo::of(&t.header, Place::Internal));
         Ok(page_of(takes, start, self.revision))
     }
 

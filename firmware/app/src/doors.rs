@@ -34,7 +34,7 @@ use llv_core::settings::BOX_NAME_LEN;
 use llv_core::take::NAME_LEN;
 
 use crate::device::{BoxDevice, BoxState};
-use crate::door_slots::{BoxKeeper, CONTROL_SLOTS, HTTP_SLOTS, OSC_SLOTS};
+use crate::door_slots::{hang_up, run_connection, BoxKeeper, CONTROL_SLOTS, HTTP_SLOTS, OSC_SLOTS};
 use crate::fmt::{info, warning};
 #[cfg(feature = "http")]
 use crate::web::{self, HttpMemory};
@@ -258,24 +258,18 @@ async fn listen<F: NorFlash, D: CardDriver>(
         info!("OSC connection from {}", source);
         let mut device = BoxDevice { state };
         let seat = keeper.seat(me);
-        let served = serve_osc_connection(
-            &mut socket,
-            source,
-            control,
-            &mut device,
-            &mut memory.buffers,
-            &seat,
-        );
-        match select(served, keeper.closing(me)).await {
-            Either::First(ended) => {
-                info!("OSC connection closed: {}", ended);
-                socket.close();
-                let _ = with_timeout(Duration::from_millis(250), socket.flush()).await;
-            }
-            Either::Second(()) => info!("OSC connection closed for a newcomer"),
-        }
-        keeper.release(me);
-        socket.abort();
+        let by_itself = {
+            let served = core::pin::pin!(serve_osc_connection(
+                &mut socket,
+                source,
+                control,
+                &mut device,
+                &mut memory.buffers,
+                &seat,
+            ));
+            run_connection("OSC", served, keeper.closing(me)).await
+        };
+        hang_up(keeper, me, &mut socket, by_itself).await;
     }
 }
 

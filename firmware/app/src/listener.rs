@@ -8,24 +8,20 @@
 //! one that had time to say Hello and did not, else the quietest).
 
 use crate::library::BoxControl;
-use embassy_futures::select::{select, select3, Either, Either3};
+use embassy_futures::select::{select3, Either3};
 use embassy_net::tcp::TcpSocket;
 use embassy_net::{IpAddress, Stack};
-use embassy_time::Duration;
 use embedded_storage_async::nor_flash::NorFlash;
 use llv_card::CardDriver;
 use llv_control::{serve_connection, ConnectionBuffers, Door};
 use llv_core::control::CONTROL_PORT;
 
 use crate::device::{BoxDevice, BoxState};
-use crate::door_slots::{BoxKeeper, CONTROL_SLOTS};
+use crate::door_slots::{hang_up, run_connection, BoxKeeper, CONTROL_SLOTS};
 use crate::fmt::info;
 
 /// TCP receive and send buffer of one connection (frames pass through in parts).
 const SOCKET_BUF: usize = 1024;
-
-/// How long a closing connection may take to deliver its last response.
-const CLOSE_WAIT: Duration = Duration::from_millis(250);
 
 /// Memory for one control connection.
 struct Memory {
@@ -96,24 +92,17 @@ async fn listen<F: NorFlash, D: CardDriver>(
         info!("control connection from {}", source);
         let mut device = BoxDevice { state };
         let seat = keeper.seat(me);
-        let served = serve_connection(
-            &mut socket,
-            source,
-            control,
-            &mut device,
-            &mut memory.frames,
-            &seat,
-        );
-        match select(served, keeper.closing(me)).await {
-            Either::First(ended) => {
-                info!("control connection closed: {}", ended);
-                // Let the last response leave, briefly: the slot listens again after.
-                socket.close();
-                let _ = embassy_time::with_timeout(CLOSE_WAIT, socket.flush()).await;
-            }
-            Either::Second(()) => info!("control connection closed for a newcomer"),
-        }
-        keeper.release(me);
-        socket.abort();
+        let by_itself = {
+            let served = core::pin::pin!(serve_connection(
+                &mut socket,
+                source,
+                control,
+                &mut device,
+                &mut memory.frames,
+                &seat,
+            ));
+            run_connection("control", served, keeper.closing(me)).await
+        };
+        hang_up(keeper, me, &mut socket, by_itself).await;
     }
 }

@@ -4,17 +4,18 @@
 //! through `llv_control::http`, the code `llv serve` runs, with their slots
 //! from the box's [`BoxKeeper`] like every other TCP door.
 
-use embassy_futures::select::{select, Either};
 use embassy_net::tcp::TcpSocket;
 use embassy_net::{IpAddress, Stack};
-use embassy_time::{with_timeout, Duration, Timer};
+use embassy_time::{Duration, Timer};
 use embedded_storage_async::nor_flash::NorFlash;
 use llv_card::CardDriver;
 use llv_control::http::{serve_http_connection, HttpBuffers};
 use llv_control::Door;
 
 use crate::device::{BoxDevice, BoxState};
-use crate::door_slots::{BoxKeeper, CONTROL_SLOTS, HTTP_SLOTS, OSC_SLOTS};
+use crate::door_slots::{
+    closing, hang_up, run_connection, BoxKeeper, CONTROL_SLOTS, FINISH_WAIT, HTTP_SLOTS, OSC_SLOTS,
+};
 use crate::fmt::info;
 use crate::library::BoxControl;
 
@@ -55,14 +56,13 @@ pub async fn serve<F: NorFlash, D: CardDriver>(
     port: u16,
     memory: &mut [HttpMemory; HTTP_SLOTS],
 ) -> ! {
-    let [a, b] = memory;
-    let first = CONTROL_SLOTS + OSC_SLOTS;
     info!("HTTP port {}", port);
-    embassy_futures::join::join(
-        listen(stack, control, state, keeper, port, first, a),
-        listen(stack, control, state, keeper, port, first + 1, b),
-    )
-    .await;
+    let mut me = CONTROL_SLOTS + OSC_SLOTS;
+    let listeners = memory.each_mut().map(|memory| {
+        me += 1;
+        listen(stack, control, state, keeper, port, me - 1, memory)
+    });
+    embassy_futures::join::join_array(listeners).await;
     core::future::pending().await
 }
 
@@ -90,23 +90,17 @@ async fn listen<F: NorFlash, D: CardDriver>(
         keeper.open_at(me, Door::Http, source);
         let mut device = BoxDevice { state };
         let seat = keeper.seat(me);
-        let served = serve_http_connection(
-            &mut socket,
-            source,
-            control,
-            &mut device,
-            &mut memory.buffers,
-            &seat,
-        );
-        match select(served, keeper.closing(me)).await {
-            Either::First(ended) => {
-                info!("HTTP connection closed: {}", ended);
-                socket.close();
-                let _ = with_timeout(Duration::from_millis(250), socket.flush()).await;
-            }
-            Either::Second(()) => info!("HTTP connection closed for a newcomer"),
-        }
-        keeper.release(me);
-        socket.abort();
+        let by_itself = {
+            let served = core::pin::pin!(serve_http_connection(
+                &mut socket,
+                source,
+                control,
+                &mut device,
+                &mut memory.buffers,
+                &seat,
+            ));
+            run_connection("HTTP", served, closing(keeper, me, FINISH_WAIT)).await
+        };
+        hang_up(keeper, me, &mut socket, by_itself).await;
     }
 }

@@ -366,13 +366,7 @@ impl<F: NorFlash> Store<F> {
     pub fn list(&self) -> Vec<TakeInfo, MAX_TAKES> {
         self.takes
             .iter()
-            .map(|e| TakeInfo {
-                name: e.header.name.clone(),
-                frame_count: e.header.frame_count,
-                total_len: e.header.total_len,
-                crc32: e.header.crc32,
-                place: Place::Internal,
-            })
+            .map(|e| TakeInfo::of(&e.header, Place::Internal))
             .collect()
     }
 

@@ -622,21 +622,36 @@ fn print_list(takes: &[TakeInfo]) {
         return;
     }
     crate::outln!(
-        "{:<32}  {:<5}  {:>8}  {:>10}  CRC32",
+        "{:<32}  {:<5}  {:>8}  {:>9}  {:>6}  {:>10}  CRC32",
         "NAME",
         "PLACE",
         "FRAMES",
+        "SECONDS",
+        "HZ",
         "BYTES"
     );
     for t in takes {
+        let seconds = f64::from(t.period_us) / 1e6;
         crate::outln!(
-            "{:<32}  {:<5}  {:>8}  {:>10}  {:08x}",
+            "{:<32}  {:<5}  {:>8}  {:>9.2}  {:>6}  {:>10}  {:08x}",
             printable(&t.name),
             t.place.as_str(),
             t.frame_count,
+            seconds,
+            average_rate(t.frame_count, seconds),
             t.total_len,
             t.crc32
         );
+    }
+}
+
+/// Frames a second on average (a phone take's cadence, 30 Hz, though its
+/// frames are numbered at 60 fps), or `-` for a take of no length.
+fn average_rate(frames: u32, seconds: f64) -> String {
+    if seconds > 0.0 {
+        format!("{:.2}", f64::from(frames) / seconds)
+    } else {
+        "-".into()
     }
 }
 

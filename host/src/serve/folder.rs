@@ -218,10 +218,7 @@ impl TakeLibrary for Folder {
     async fn list_page(&mut self, start: u32) -> Result<TakePage, Refusal> {
         let takes = self.takes.iter().map(|(name, t)| TakeInfo {
             name: llv_core::control::bounded(name),
-            frame_count: t.header.frame_count,
-            total_len: t.header.total_len,
-            crc32: t.header.crc32,
-            place: Place::Internal,
+            ..TakeInfo::of(&t.header, Place::Internal)
         });
         Ok(page_of(takes, start, self.revision()))
     }

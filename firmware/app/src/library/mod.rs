@@ -112,13 +112,7 @@ impl<F: NorFlash, D: CardDriver> TakeLibrary for BoxLibrary<F, D> {
                 None => {
                     let header = self.card.header(i - flash.len()).await;
                     let h = header.map_err(|e| card_error(&e, ""))?;
-                    TakeInfo {
-                        name: h.name,
-                        frame_count: h.frame_count,
-                        total_len: h.total_len,
-                        crc32: h.crc32,
-                        place: Place::Card,
-                    }
+                    TakeInfo::of(&h, Place::Card)
                 }
             };
             // The page holds PAGE_TAKES: cannot overflow.
