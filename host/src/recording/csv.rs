@@ -485,10 +485,10 @@ fn eight_digits(n: u32) -> [u8; 8] {
     // byte in memory), the last four in the high one.
     let x = u64::from(n / 10_000) | u64::from(n % 10_000) << 32;
     // Each lane below 10^4: x / 100 = x * 10486 >> 20; lanes of 16 bits.
-    let hundreds = (x * 10_486 >> 20) & 0x0000_007f_0000_007f;
+    let hundreds = ((x * 10_486) >> 20) & 0x0000_007f_0000_007f;
     let x = hundreds | (x - hundreds * 100) << 16;
     // Each lane below 100: x / 10 = x * 103 >> 10; lanes of 8 bits.
-    let tens = (x * 103 >> 10) & 0x000f_000f_000f_000f;
+    let tens = ((x * 103) >> 10) & 0x000f_000f_000f_000f;
     let x = tens | (x - tens * 10) << 8;
     (x | 0x3030_3030_3030_3030).to_le_bytes()
 }
