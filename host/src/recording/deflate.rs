@@ -38,7 +38,8 @@ impl Quick {
     /// Appends `data` to `out` as raw deflate that starts and ends on a
     /// byte boundary: one fixed-code block, not the last, then a sync flush
     /// (an empty stored block). Matches may reach back into `dictionary`,
-    /// the bytes just before `data` (its last 32 KiB).
+    /// the bytes just before `data` (its last 32 KiB). Positions are kept
+    /// as u32: for blocks (LLV gzip's are 256 KiB), not gigabytes at once.
     pub fn deflate(&mut self, dictionary: &[u8], data: &[u8], out: &mut Vec<u8>) {
         let dictionary = &dictionary[dictionary.len().saturating_sub(WINDOW)..];
         self.text.clear();
