@@ -169,7 +169,8 @@ impl<'a> CurveWriter<'a> {
         let map = self.map;
         let print = |job: usize| -> Result<Vec<u8>> {
             let rows = chunks[job];
-            let mut text = Vec::with_capacity(rows.len() * 12 * map.curves().len());
+            // A timecode and `,-0.1234567890` per curve: no growing on the way.
+            let mut text = Vec::with_capacity(rows.len() * (32 + 14 * map.curves().len()));
             let mut values = vec![0.0; map.curves().len()];
             for (k, frame) in rows.iter().enumerate() {
                 let tc = timecode(first + job * ROWS_PER_JOB + k, &frame.time)?;

@@ -448,30 +448,49 @@ pub fn push_fixed10(line: &mut Vec<u8>, value: f64) {
             q
         }
     };
+    // Appended in a few fixed-size pieces built in registers: one copy of
+    // a buffer of bytes written one by one cost more than the arithmetic.
     if value.is_sign_negative() {
         line.push(b'-');
     }
-    if rounded < SCALE {
-        line.push(b'0');
+    let int = rounded / SCALE;
+    let decimals = rounded % SCALE;
+    let top = 2 * (decimals / 100_000_000) as usize;
+    let pair = u32::from(u16::from_le_bytes([PAIRS[top], PAIRS[top + 1]]));
+    if int < 10 {
+        let head = u32::from(b'0' + int as u8) | u32::from(b'.') << 8 | pair << 16;
+        line.extend_from_slice(&head.to_le_bytes());
     } else {
-        let mut int = itoa::Buffer::new();
-        line.extend_from_slice(int.format(rounded / SCALE).as_bytes());
+        let mut digits = itoa::Buffer::new();
+        line.extend_from_slice(digits.format(int).as_bytes());
+        let head = u32::from(b'.') | pair << 8;
+        line.extend_from_slice(&head.to_le_bytes()[..3]);
     }
-    // The ten decimals, two at a time.
-    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-                                2021222324252627282930313233343536373839\
-                                4041424344454647484950515253545556575859\
-                                6061626364656667686970717273747576777879\
-                                8081828384858687888990919293949596979899";
-    let mut rest = rounded % SCALE;
-    let mut digits = [b'.'; 11];
-    for pair in (0..5).rev() {
-        let at = 2 * (rest % 100) as usize;
-        rest /= 100;
-        digits[1 + 2 * pair] = PAIRS[at];
-        digits[2 + 2 * pair] = PAIRS[at + 1];
-    }
-    line.extend_from_slice(&digits);
+    line.extend_from_slice(&eight_digits((decimals % 100_000_000) as u32));
+}
+
+/// The decimal digits 00 to 99, two bytes each.
+const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+                            2021222324252627282930313233343536373839\
+                            4041424344454647484950515253545556575859\
+                            6061626364656667686970717273747576777879\
+                            8081828384858687888990919293949596979899";
+
+/// The eight decimal digits of `n` (below 10^8, leading zeros kept), all
+/// at once in the lanes of one u64: two halves of four digits, each split
+/// into two pairs, each pair into two digits, by multiplying by a scaled
+/// reciprocal (exact for these ranges) in every lane together.
+fn eight_digits(n: u32) -> [u8; 8] {
+    // Lanes of 32 bits: the first four digits in the low lane (the first
+    // byte in memory), the last four in the high one.
+    let x = u64::from(n / 10_000) | u64::from(n % 10_000) << 32;
+    // Each lane below 10^4: x / 100 = x * 10486 >> 20; lanes of 16 bits.
+    let hundreds = ((x * 10_486) >> 20) & 0x0000_007f_0000_007f;
+    let x = hundreds | (x - hundreds * 100) << 16;
+    // Each lane below 100: x / 10 = x * 103 >> 10; lanes of 8 bits.
+    let tens = ((x * 103) >> 10) & 0x000f_000f_000f_000f;
+    let x = tens | (x - tens * 10) << 8;
+    (x | 0x3030_3030_3030_3030).to_le_bytes()
 }
 
 #[cfg(test)]
@@ -531,6 +550,18 @@ mod tests {
                 "{v:e} ({:#x})",
                 v.to_bits()
             );
+        }
+    }
+
+    #[test]
+    fn eight_digits_in_lanes_are_the_decimal_digits() {
+        // Every four-digit half in both lanes, and a stride over the rest.
+        let halves = (0..10_000).flat_map(|v| [v * 10_000 + (9_999 - v), v * 10_001]);
+        for n in halves
+            .chain((0..100_000_000).step_by(9_973))
+            .chain([99_999_999])
+        {
+            assert_eq!(eight_digits(n), *format!("{n:08}").as_bytes(), "{n}");
         }
     }
 

@@ -16,23 +16,23 @@ use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use flate2::{Compress, Compression, Crc, FlushCompress};
+use flate2::Crc;
+
+use super::deflate::{Quick, WINDOW};
 
 /// Uncompressed bytes per block (pigz's default is 128 KiB).
 pub const BLOCK: usize = 256 << 10;
-/// What each block may look back at: deflate's whole window.
-const WINDOW: usize = 32 << 10;
-/// The compression level: 1, zlib-rs's quickest (static Huffman codes).
-/// On a real phone take it deflates about 140 MB/s a core against 50 at
-/// zlib's default 6, for files about 15% larger (1.46:1 against 1.69:1):
-/// what lets an edit write LLV gzip at 300 000 frames/s on two cores.
+/// The zlib level whose kind of deflate [`Quick`] does: 1, the quickest
+/// (fixed Huffman codes). On a real phone take zlib-rs's level 1 deflates
+/// about 140 MB/s a core against 50 at zlib's default 6, for files about
+/// 15% larger (1.46:1 against 1.69:1); [`Quick`] faster still.
 pub const LEVEL: u32 = 1;
 
 /// A block to deflate and where its result goes.
 struct Job {
     data: Vec<u8>,
     dictionary: Vec<u8>,
-    done: SyncSender<io::Result<Done>>,
+    done: SyncSender<Done>,
 }
 
 /// A deflated block.
@@ -43,36 +43,6 @@ struct Done {
     data: Vec<u8>,
 }
 
-/// Deflates `data` after `dictionary` as raw deflate blocks ending in a sync flush.
-fn deflate(
-    compress: &mut Compress,
-    data: &[u8],
-    dictionary: &[u8],
-    out: &mut Vec<u8>,
-) -> io::Result<()> {
-    compress.reset();
-    if !dictionary.is_empty() {
-        compress
-            .set_dictionary(dictionary)
-            .map_err(io::Error::other)?;
-    }
-    out.clear();
-    out.reserve(data.len() + data.len() / 16 + 64);
-    let mut consumed = 0;
-    loop {
-        let before = compress.total_in();
-        compress
-            .compress_vec(&data[consumed..], out, FlushCompress::Sync)
-            .map_err(io::Error::other)?;
-        consumed += (compress.total_in() - before) as usize;
-        // zlib's rule: a flush is complete when it left output space unused.
-        if consumed == data.len() && out.len() < out.capacity() {
-            return Ok(());
-        }
-        out.reserve(out.capacity().max(64));
-    }
-}
-
 /// Deflates a stream in blocks on worker threads; the compressed blocks
 /// reach `out` in order.
 pub struct Blocks<W: Write> {
@@ -80,7 +50,7 @@ pub struct Blocks<W: Write> {
     out: Option<W>,
     jobs: Option<SyncSender<Job>>,
     workers: Vec<JoinHandle<()>>,
-    pending: VecDeque<Receiver<io::Result<Done>>>,
+    pending: VecDeque<Receiver<Done>>,
     /// Blocks in flight at most.
     depth: usize,
     block: Vec<u8>,
@@ -100,7 +70,7 @@ impl<W: Write> Blocks<W> {
             .map(|_| {
                 let queue = Arc::clone(&queue);
                 std::thread::spawn(move || {
-                    let mut compress = Compress::new(Compression::new(LEVEL), false);
+                    let mut quick = Quick::default();
                     loop {
                         let job = match queue.lock() {
                             Ok(q) => q.recv(),
@@ -108,19 +78,16 @@ impl<W: Write> Blocks<W> {
                         };
                         let Ok(job) = job else { return };
                         let mut compressed = Vec::new();
-                        let result =
-                            deflate(&mut compress, &job.data, &job.dictionary, &mut compressed)
-                                .map(|()| {
-                                    let mut crc = Crc::new();
-                                    crc.update(&job.data);
-                                    Done {
-                                        compressed,
-                                        crc,
-                                        data: job.data,
-                                    }
-                                });
+                        quick.deflate(&job.dictionary, &job.data, &mut compressed);
+                        let mut crc = Crc::new();
+                        crc.update(&job.data);
+                        let done = Done {
+                            compressed,
+                            crc,
+                            data: job.data,
+                        };
                         // The writer may have gone (an error): nothing to tell.
-                        let _ = job.done.send(result);
+                        let _ = job.done.send(done);
                     }
                 })
             })
@@ -176,7 +143,7 @@ impl<W: Write> Blocks<W> {
         };
         let done = result
             .recv()
-            .map_err(|_| io::Error::other("gzip: a compression thread stopped"))??;
+            .map_err(|_| io::Error::other("gzip: a compression thread stopped"))?;
         self.out
             .as_mut()
             .ok_or_else(|| io::Error::other("gzip: finished"))?
@@ -260,9 +227,8 @@ pub fn member(
 pub fn start(out: &mut dyn Write, head: &[u8]) -> io::Result<Crc> {
     // Magic, deflate, no flags, no time, no extra flags, OS unknown: as flate2 writes it.
     out.write_all(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255])?;
-    let mut compress = Compress::new(Compression::new(LEVEL), false);
     let mut block = Vec::new();
-    deflate(&mut compress, head, &[], &mut block)?;
+    Quick::default().deflate(&[], head, &mut block);
     out.write_all(&block)?;
     let mut crc = Crc::new();
     crc.update(head);
@@ -281,6 +247,7 @@ pub fn end(out: &mut dyn Write, crc: &Crc) -> io::Result<()> {
 mod tests {
     use super::*;
     use flate2::read::{GzDecoder, MultiGzDecoder};
+    use flate2::Compression;
 
     fn gzip(head: &[u8], body: &[u8]) -> Vec<u8> {
         let mut blocks = Blocks::new(Vec::new());

@@ -8,6 +8,7 @@
 //! | [`stream`] | what readers and writers build on: input, emitter, [`FrameSink`], spool |
 //! | [`native`], [`llv`], [`legacy`], [`clear`], [`csv`] | one format each |
 //! | [`gzip`] | one gzip member deflated on every core (LLV's files) |
+//! | `deflate` | the deflate encoder [`gzip`] runs on each block: zlib's quickest kind, faster |
 //! | [`clear_layout`] | clear JSON's exact byte layout as LLV prints it, both directions |
 //! | [`pyrepr`] | numbers and strings printed as Python's `json.dumps` prints them |
 //!
@@ -17,6 +18,7 @@
 pub mod clear;
 pub mod clear_layout;
 pub mod csv;
+mod deflate;
 pub mod format;
 pub mod frames;
 pub mod gzip;
