@@ -277,6 +277,30 @@ mod tests {
     }
 
     #[test]
+    fn files_past_the_sync_step_are_written_whole() {
+        // Over two steps in uneven pieces, a failure after them leaving nothing.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.bin");
+        let data: Vec<u8> = (0..2 * SYNC_AHEAD + 12_345)
+            .map(|i| (i % 251) as u8)
+            .collect();
+        write_file(&path, false, |w| {
+            data.chunks(100_003)
+                .try_for_each(|piece| w.write_all(piece))
+        })
+        .unwrap();
+        assert!(std::fs::read(&path).unwrap() == data);
+        let failed = dir.path().join("failed.bin");
+        let e = write_file(&failed, false, |w| {
+            w.write_all(&data)?;
+            Err(io::Error::other("disk on fire"))
+        })
+        .unwrap_err();
+        assert!(format!("{e:#}").contains("disk on fire"), "{e:#}");
+        assert!(!failed.exists());
+    }
+
+    #[test]
     fn an_input_is_never_an_output_however_it_is_spelled() {
         let dir = tempfile::tempdir().unwrap();
         let take = dir.path().join("take.gesichter");
