@@ -5,8 +5,10 @@
 //! Every command that writes a named file runs [`check`] (or
 //! [`Inputs::check`]) before any work.
 
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 
 use anyhow::{bail, Context, Result};
 
@@ -131,6 +133,38 @@ fn check_free(path: &Path, force: bool) -> Result<()> {
     Ok(())
 }
 
+/// Bytes written between two syncs started on the side (see [`SyncAhead`]).
+const SYNC_AHEAD: u64 = 16 << 20;
+
+/// A file whose written data a helper thread syncs every [`SYNC_AHEAD`]
+/// bytes (a request while one is running is dropped), so the disk writes
+/// while the rest of the file is made and the closing `sync_all` waits for
+/// the last piece only: on a 441 MB clear JSON file it alone took 0.16 s of
+/// a 0.66 s `llv unpack` (2 cores, ext4 on virtio, 2026-12-02).
+struct SyncAhead<'a> {
+    file: &'a File,
+    /// Bytes written since the last sync was asked for.
+    since: u64,
+    start: mpsc::SyncSender<()>,
+}
+
+impl Write for SyncAhead<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.since += n as u64;
+        if self.since >= SYNC_AHEAD {
+            self.since = 0;
+            // Full: a sync is waiting already; gone: it failed, as the join says.
+            let _ = self.start.try_send(());
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
 /// Writes `path` through `body`, atomically: a temporary file beside it, then a rename.
 pub fn write_file(
     path: &Path,
@@ -162,21 +196,44 @@ pub fn write_file_with(
         // As `File::create` does: 0666 less the umask.
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    let mut temp = builder.tempfile_in(dir).with_context(|| {
+    let temp = builder.tempfile_in(dir).with_context(|| {
         format!(
             "{}: cannot create a file in {}",
             path.display(),
             dir.display()
         )
     })?;
-    {
-        let mut out = BufWriter::with_capacity(1 << 16, temp.as_file_mut());
-        body(&mut out)?;
-        out.flush()
-            .with_context(|| format!("{}: cannot write", path.display()))?;
-    }
-    temp.as_file()
-        .sync_all()
+    let file = temp.as_file();
+    std::thread::scope(|scope| -> Result<()> {
+        let (start, starts) = mpsc::sync_channel::<()>(1);
+        // Ends when the writer (holding `start`) is gone; stops at the first error.
+        let helper = scope.spawn(move || -> io::Result<()> {
+            while starts.recv().is_ok() {
+                file.sync_data()?;
+            }
+            Ok(())
+        });
+        let written = {
+            let mut out = BufWriter::with_capacity(
+                1 << 16,
+                SyncAhead {
+                    file,
+                    since: 0,
+                    start,
+                },
+            );
+            body(&mut out).and_then(|()| {
+                out.flush()
+                    .with_context(|| format!("{}: cannot write", path.display()))
+            })
+        };
+        let synced = helper
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the sync thread panicked")));
+        written?;
+        synced.with_context(|| format!("{}: cannot write", path.display()))
+    })?;
+    file.sync_all()
         .with_context(|| format!("{}: cannot write", path.display()))?;
     let placed = if force {
         temp.persist(path).map(|_| ())
@@ -217,6 +274,30 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, ["out.txt"]);
+    }
+
+    #[test]
+    fn files_past_the_sync_step_are_written_whole() {
+        // Over two steps in uneven pieces, a failure after them leaving nothing.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.bin");
+        let data: Vec<u8> = (0..2 * SYNC_AHEAD + 12_345)
+            .map(|i| (i % 251) as u8)
+            .collect();
+        write_file(&path, false, |w| {
+            data.chunks(100_003)
+                .try_for_each(|piece| w.write_all(piece))
+        })
+        .unwrap();
+        assert!(std::fs::read(&path).unwrap() == data);
+        let failed = dir.path().join("failed.bin");
+        let e = write_file(&failed, false, |w| {
+            w.write_all(&data)?;
+            Err(io::Error::other("disk on fire"))
+        })
+        .unwrap_err();
+        assert!(format!("{e:#}").contains("disk on fire"), "{e:#}");
+        assert!(!failed.exists());
     }
 
     #[test]
