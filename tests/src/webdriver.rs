@@ -270,6 +270,15 @@ impl Browser {
         })
     }
 
+    /// Makes the window `width` × `height` CSS pixels (a phone's, say).
+    pub fn resize(&self, width: u32, height: u32) {
+        self.command(
+            "POST",
+            "/window/rect",
+            Some(json!({"width": width, "height": height})),
+        );
+    }
+
     /// Saves a screenshot of the page as `target/browser/NAME.png`; its path.
     pub fn screenshot(&self, name: &str) -> PathBuf {
         use base64::Engine;

@@ -227,6 +227,23 @@ fn the_page_lists_plays_stops_sets_and_uploads_in_a_browser() {
     });
     b.wait_text("#takes", "phone", Duration::from_secs(5));
     b.screenshot("10-token-given");
+
+    // On a phone's screen (390 × 844): nothing wider than the screen, the
+    // takes' buttons within reach.
+    b.resize(390, 844);
+    let fits = b.wait("the page laid out for a phone", Duration::from_secs(5), || {
+        let sizes = b.run(
+            "return [document.documentElement.scrollWidth, window.innerWidth, \
+               document.querySelector(\"button[data-take='phone']\").getBoundingClientRect().right];",
+        );
+        let [scroll, inner, button] = [0, 1, 2].map(|i| sizes[i].as_f64().unwrap_or(f64::MAX));
+        (inner < 400.0).then_some((scroll, inner, button))
+    });
+    b.screenshot("11-phone");
+    assert!(
+        fits.0 <= fits.1 && fits.2 <= fits.1,
+        "wider than a phone: {fits:?}"
+    );
 }
 
 #[test]
