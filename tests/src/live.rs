@@ -2,6 +2,7 @@
 //! (its recorded timing, with jitter and dropouts), a running `llv relay`,
 //! and what a loopback receiver got from it and when.
 
+use std::collections::HashMap;
 use std::io::BufRead;
 use std::net::UdpSocket;
 use std::path::Path;
@@ -116,15 +117,38 @@ pub fn send_as_phone(
     })
 }
 
+/// What a receiver thread collects: see [`receive`].
+pub struct Receiving {
+    thread: JoinHandle<Vec<(Instant, Vec<u8>)>>,
+    arrivals: mpsc::Receiver<Vec<u8>>,
+}
+
+impl Receiving {
+    /// Waits (at most `limit`) until `packet` has arrived; says whether it did.
+    pub fn wait_for(&self, packet: &[u8], limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            match self.arrivals.recv_timeout(left) {
+                Ok(p) if p == packet => return true,
+                Ok(_) => {}
+                Err(_) => return false,
+            }
+        }
+        false
+    }
+
+    /// Everything that arrived, and when, once nothing has come for the quiet span.
+    pub fn join(self) -> Vec<(Instant, Vec<u8>)> {
+        self.thread.join().expect("the receiver thread")
+    }
+}
+
 /// Collects what arrives on `socket` until nothing has come for `quiet`
 /// (at most `limit` in all): each datagram and when, timed at real-time
 /// priority where allowed.
-pub fn receive(
-    socket: UdpSocket,
-    quiet: Duration,
-    limit: Duration,
-) -> JoinHandle<Vec<(Instant, Vec<u8>)>> {
-    std::thread::spawn(move || {
+pub fn receive(socket: UdpSocket, quiet: Duration, limit: Duration) -> Receiving {
+    let (tx, arrivals) = mpsc::channel();
+    let thread = std::thread::spawn(move || {
         real_time();
         socket.set_read_timeout(Some(quiet)).unwrap();
         let started = Instant::now();
@@ -132,13 +156,17 @@ pub fn receive(
         let mut buf = [0u8; 2048];
         while started.elapsed() < limit {
             match socket.recv(&mut buf) {
-                Ok(n) => got.push((Instant::now(), buf[..n].to_vec())),
+                Ok(n) => {
+                    let _ = tx.send(buf[..n].to_vec());
+                    got.push((Instant::now(), buf[..n].to_vec()));
+                }
                 Err(_) if got.is_empty() => {}
                 Err(_) => break,
             }
         }
         got
-    })
+    });
+    Receiving { thread, arrivals }
 }
 
 /// A running `llv relay --listen 0 --bind 127.0.0.1 ARGS`.
@@ -230,5 +258,149 @@ impl Relaying {
     pub fn kill(mut self) {
         self.child.kill().unwrap();
         self.child.wait().unwrap();
+    }
+}
+
+/// Seconds from `a` to `b` (negative when `b` is earlier).
+pub fn secs(a: Instant, b: Instant) -> f64 {
+    if b >= a {
+        (b - a).as_secs_f64()
+    } else {
+        -(a - b).as_secs_f64()
+    }
+}
+
+/// The `p`th percentile of `xs`.
+pub fn percentile(mut xs: Vec<f64>, p: usize) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[(xs.len() * p / 100).min(xs.len() - 1)]
+}
+
+/// A datagram a receiver took, and when.
+type Received = (Instant, Vec<u8>);
+
+/// One dropout as the receiver saw it (s).
+#[derive(Debug)]
+pub struct Dropout {
+    /// Its length (s of the take).
+    pub len: f64,
+    /// From the phone's last frame before it to the first made frame out.
+    pub reaction: f64,
+    /// From the phone's last frame to the first frame of the idle take out.
+    pub idle_after: f64,
+    /// From the phone's K-th frame back to the first frame out based on one after the dropout.
+    pub return_after: f64,
+    /// From that frame to the first untouched live frame out.
+    pub fade_back: f64,
+}
+
+/// What a relay sent, measured against what the phone sent.
+#[derive(Debug)]
+pub struct Figures {
+    /// p99 deviation of the phone's intervals from their median (s).
+    pub in_dev: f64,
+    /// p99 deviation of the intervals between consecutive live frames out (s).
+    pub out_dev: f64,
+    /// Their median deviation (s).
+    pub out_typical: f64,
+    /// Of those intervals, how many are more than 2 ms off the median, and how many there are.
+    pub late: (usize, usize),
+    /// Added latency of the untouched live frames: median and p99 (s).
+    pub latency: (f64, f64),
+    /// Each dropout.
+    pub dropouts: Vec<Dropout>,
+}
+
+/// Measures `got` (what the receiver took, when) against `sent` (what the
+/// phone sent, when), with the `dropouts` (start and length, s of the take)
+/// it sent around; `is_idle` tells the idle take's frames; `k` is the
+/// return count; intervals count from `settle` s after the first frame.
+pub fn measure(
+    sent: &[(Instant, Vec<u8>)],
+    got: &[(Instant, Vec<u8>)],
+    dropouts: &[(f64, f64)],
+    is_idle: &dyn Fn(&[u8]) -> bool,
+    k: usize,
+    settle: f64,
+) -> Figures {
+    let index: HashMap<&[u8], usize> = sent
+        .iter()
+        .enumerate()
+        .map(|(i, (_, p))| (p.as_slice(), i))
+        .collect();
+    let times: HashMap<(i32, u32), usize> = sent
+        .iter()
+        .enumerate()
+        .map(|(i, (_, p))| {
+            let t = FaceFrame::decode(p).unwrap().time;
+            ((t.frame_number, t.subframe.to_bits()), i)
+        })
+        .collect();
+    let based_on = |p: &[u8]| {
+        let t = FaceFrame::decode(p).unwrap().time;
+        times.get(&(t.frame_number, t.subframe.to_bits())).copied()
+    };
+    let mut out_gaps = Vec::new();
+    for w in got.windows(2) {
+        if let (Some(&a), Some(&b)) = (index.get(w[0].1.as_slice()), index.get(w[1].1.as_slice())) {
+            if b == a + 1 && secs(sent[0].0, w[0].0) > settle {
+                out_gaps.push(secs(w[0].0, w[1].0));
+            }
+        }
+    }
+    let latency: Vec<f64> = got
+        .iter()
+        .filter_map(|(at, p)| index.get(p.as_slice()).map(|&i| secs(sent[i].0, *at)))
+        .collect();
+    let in_gaps: Vec<f64> = sent
+        .windows(2)
+        .map(|w| secs(w[0].0, w[1].0))
+        .filter(|g| *g < 0.07)
+        .collect();
+    let dev = |gaps: &[f64], p: usize| {
+        let median = percentile(gaps.to_vec(), 50);
+        percentile(gaps.iter().map(|g| (g - median).abs()).collect(), p)
+    };
+    let median = percentile(out_gaps.clone(), 50);
+    let late = out_gaps
+        .iter()
+        .filter(|g| (*g - median).abs() > 0.002)
+        .count();
+    let first = sent[0].0;
+    let dropouts = dropouts
+        .iter()
+        .map(|(start, len)| {
+            let last = sent
+                .iter()
+                .rposition(|(at, _)| secs(first, *at) < start + 0.05)
+                .unwrap();
+            let back = last + 1;
+            let t_last = sent[last].0;
+            let after = |f: &dyn Fn(&Received) -> bool| {
+                got.iter()
+                    .find(|g| g.0 > t_last && f(g))
+                    .expect("a frame out after the dropout")
+                    .0
+            };
+            let made = after(&|(_, p)| !index.contains_key(p.as_slice()));
+            let on_idle = after(&|(_, p)| is_idle(p));
+            let returned = after(&|(_, p)| based_on(p).is_some_and(|i| i >= back));
+            let live_again = after(&|(at, p)| *at > returned && index.contains_key(p.as_slice()));
+            Dropout {
+                len: *len,
+                reaction: secs(t_last, made),
+                idle_after: secs(t_last, on_idle),
+                return_after: secs(sent[back + k - 1].0, returned),
+                fade_back: secs(returned, live_again),
+            }
+        })
+        .collect();
+    Figures {
+        in_dev: dev(&in_gaps, 99),
+        out_dev: dev(&out_gaps, 99),
+        out_typical: dev(&out_gaps, 50),
+        late: (late, out_gaps.len()),
+        latency: (percentile(latency.clone(), 50), percentile(latency, 99)),
+        dropouts,
     }
 }
