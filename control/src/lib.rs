@@ -51,6 +51,6 @@ pub use keeper::{DoorKeeper, KeptSeat};
 pub use library::{Refusal, Take, TakeLibrary};
 pub use pace::Paced;
 pub use penalty::Penalties;
-pub use session::{Playback, Session};
+pub use session::{live_on, Playback, Session};
 pub use slots::{Admission, Door, Slots};
 pub use worker::{Finish, InPlace, Worker};

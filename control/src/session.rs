@@ -22,6 +22,7 @@ use llv_core::control::{
     PREFIX_LEN, PROTOCOL_VERSION,
 };
 use llv_core::settings::{Sender, Settings, Target, MAX_TARGETS, TOKEN_LEN};
+use llv_core::take::NAME_LEN;
 use subtle::ConstantTimeEq;
 
 use crate::library::{detail, Refusal, Take, TakeLibrary};
@@ -64,14 +65,53 @@ pub trait Playback<T> {
     /// laptop's loopback, `llv serve` can).
     fn sender(&self) -> Sender;
     /// Turns the live relay on (with `settings`' live relay, to its
-    /// targets) or off; one without a relay refuses.
-    fn live(&mut self, on: bool, settings: &Settings) -> Result<(), Refusal> {
-        let _ = (on, settings);
+    /// targets, `idle` opened from the library when the settings name one)
+    /// or off; one without a relay refuses.
+    fn live(&mut self, on: bool, settings: &Settings, idle: Option<T>) -> Result<(), Refusal> {
+        let _ = (on, settings, idle);
         Err(Refusal::new(ErrorCode::Invalid, "no live relay here"))
     }
     /// How the live relay stands, while it runs.
     fn live_status(&self) -> Option<LiveStatus> {
         None
+    }
+}
+
+/// Turns the live relay on with `settings`' (at power-up: the usable
+/// stored ones), as a `Live` request does: refused without targets, the
+/// idle take they name opened from `library`.
+pub async fn live_on<L: TakeLibrary, D: Playback<L::Take>>(
+    library: &mut L,
+    device: &mut D,
+    settings: &Settings,
+) -> Result<(), Refusal> {
+    live_targets(settings)?;
+    let idle = match &settings.live.idle {
+        Some(name) => Some(open_idle(library, name).await?),
+        None => None,
+    };
+    device.live(true, settings, idle)
+}
+
+/// The live relay needs targets.
+fn live_targets(settings: &Settings) -> Result<(), Refusal> {
+    if settings.targets.is_empty() {
+        return Err(Refusal::new(
+            ErrorCode::Invalid,
+            "no targets: set targets first",
+        ));
+    }
+    Ok(())
+}
+
+/// The live relay's idle take `name`, opened from `library`.
+async fn open_idle<L: TakeLibrary>(library: &mut L, name: &str) -> Result<L::Take, Refusal> {
+    match library.open(TakeRef::parse(name)).await {
+        Ok((take, _)) => Ok(take),
+        Err(e) => Err(Refusal::fmt(
+            e.code,
+            format_args!("idle take: {}", e.detail.as_str()),
+        )),
     }
 }
 
@@ -132,6 +172,11 @@ pub enum Pending<'r> {
         start: u32,
         /// Answer `Response::Takes` (else `Response::List`).
         paged: bool,
+    },
+    /// Open the live relay's idle take and turn the relay on.
+    Live {
+        /// The idle take's name.
+        idle: String<NAME_LEN>,
     },
     /// Open a take and play it (the rest of the request checked).
     Play {
@@ -398,8 +443,19 @@ impl Session {
             Request::Clock => done(Response::Clock {
                 now_us: device.clock_us(),
             }),
-            Request::Live { on } => {
-                device.live(on, library.settings())?;
+            Request::Live { on: true } => {
+                let settings = library.settings();
+                live_targets(settings)?;
+                match &settings.live.idle {
+                    Some(idle) => Ok(Step::Wait(Pending::Live { idle: idle.clone() })),
+                    None => {
+                        device.live(true, settings, None)?;
+                        done(Response::Ok)
+                    }
+                }
+            }
+            Request::Live { on: false } => {
+                device.live(false, library.settings(), None)?;
                 done(Response::Ok)
             }
             Request::GetSettings => {
@@ -459,6 +515,10 @@ impl Session {
                     device.play(take, &targets, loop_count, start);
                     Ok(())
                 }),
+            Pending::Live { idle } => match open_idle(library, &idle).await {
+                Ok(take) => device.live(true, library.settings(), Some(take)),
+                Err(e) => Err(e),
+            },
             pending => self.finish_write(pending, library, device).await,
         };
         match done {
@@ -519,7 +579,7 @@ impl Session {
                 self.proved = Some(settings.token.clone());
                 device.settings_changed(library.settings());
             }),
-            Pending::List { .. } | Pending::Play { .. } => Ok(()),
+            Pending::List { .. } | Pending::Play { .. } | Pending::Live { .. } => Ok(()),
         }
     }
 

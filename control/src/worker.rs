@@ -105,6 +105,11 @@ pub enum Job {
         /// Answer `Takes` (else `List`).
         paged: bool,
     },
+    /// Open the live relay's idle take and turn the relay on.
+    Live {
+        /// The idle take's name.
+        idle: String<NAME_LEN>,
+    },
     /// Open a take and play it.
     Play {
         /// Take name.
@@ -148,6 +153,7 @@ impl Job {
                 start: *start,
                 paged: *paged,
             },
+            Pending::Live { idle } => Job::Live { idle: idle.clone() },
             Pending::Play {
                 name: n,
                 targets,
@@ -188,6 +194,7 @@ impl Job {
                 start: *start,
                 paged: *paged,
             },
+            Job::Live { idle } => Pending::Live { idle: idle.clone() },
             Job::Play {
                 name,
                 targets,

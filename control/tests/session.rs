@@ -803,3 +803,49 @@ fn a_chunk_over_the_documented_maximum_is_refused() {
         (ErrorCode::Invalid, "chunk of 2000 bytes: at most 1024")
     );
 }
+
+#[test]
+fn live_needs_targets_and_opens_its_idle_take_from_the_library() {
+    use llv_core::settings::LiveChange;
+    let mut b = TestBox::new();
+    let mut s = Session::new("0.1.0");
+    b.send(&mut s, hello(None));
+    assert_eq!(
+        upload_requests(&mut b, &mut s, &image("dao", 4, 1)),
+        Response::Ok
+    );
+    let Response::Error { code: c, detail } = b.send(&mut s, Request::Live { on: true }) else {
+        panic!("live without targets")
+    };
+    assert_eq!(
+        (c, detail.as_str()),
+        (ErrorCode::Invalid, "no targets: set targets first")
+    );
+    assert_eq!(b.device.live, None);
+    let mut targets = Vec::new();
+    targets
+        .push(Target {
+            ip: [10, 0, 2, 2],
+            port: 11111,
+        })
+        .unwrap();
+    b.send(&mut s, settings_change(Setting::Targets(targets)));
+    assert_eq!(b.send(&mut s, Request::Live { on: true }), Response::Ok);
+    assert_eq!(
+        (b.device.live, b.device.live_idle.as_deref()),
+        (Some((true, 11111)), None)
+    );
+    // The idle take is opened from the library, as a playback's take is.
+    let idle = |name: &str| Setting::Live(LiveChange::Idle(Some(name.try_into().unwrap())));
+    assert_eq!(b.send(&mut s, settings_change(idle("dao"))), Response::Ok);
+    assert_eq!(b.send(&mut s, Request::Live { on: true }), Response::Ok);
+    assert_eq!(b.device.live_idle.as_deref(), Some("dao"));
+    assert_eq!(b.send(&mut s, settings_change(idle("gone"))), Response::Ok);
+    let Response::Error { code: c, detail } = b.send(&mut s, Request::Live { on: true }) else {
+        panic!("an idle take that is not there")
+    };
+    assert_eq!(c, ErrorCode::NotFound);
+    assert!(detail.starts_with("idle take: "), "{detail}");
+    assert_eq!(b.send(&mut s, Request::Live { on: false }), Response::Ok);
+    assert_eq!(b.device.live, Some((false, 11111)));
+}

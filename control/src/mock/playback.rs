@@ -35,6 +35,8 @@ pub struct RecordingPlayback {
     /// The live relay as the session last set it: on or off, and the
     /// settings' port it was to listen on.
     pub live: Option<(bool, u16)>,
+    /// The idle take the live relay was last turned on with.
+    pub live_idle: Option<String>,
 }
 
 impl<T: Take> Playback<T> for RecordingPlayback {
@@ -113,8 +115,9 @@ impl<T: Take> Playback<T> for RecordingPlayback {
         }
     }
 
-    fn live(&mut self, on: bool, settings: &Settings) -> Result<(), Refusal> {
+    fn live(&mut self, on: bool, settings: &Settings, idle: Option<T>) -> Result<(), Refusal> {
         self.live = Some((on, settings.live.port));
+        self.live_idle = idle.map(|t| t.header().name.to_string());
         Ok(())
     }
 
@@ -189,8 +192,8 @@ impl<T: Take> Playback<T> for SharedPlayback {
         Playback::<T>::sender(&*self.lock())
     }
 
-    fn live(&mut self, on: bool, settings: &Settings) -> Result<(), Refusal> {
-        Playback::<T>::live(&mut *self.lock(), on, settings)
+    fn live(&mut self, on: bool, settings: &Settings, idle: Option<T>) -> Result<(), Refusal> {
+        Playback::<T>::live(&mut *self.lock(), on, settings, idle)
     }
 
     fn live_status(&self) -> Option<LiveStatus> {

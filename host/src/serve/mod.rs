@@ -159,9 +159,12 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         args.bind,
     );
     if settings.live.enabled {
-        if let Err(e) =
-            llv_control::Playback::<folder::FolderTake>::live(&mut player.clone(), true, &settings)
-        {
+        let mut library = block_on(shared.library.lock());
+        if let Err(e) = block_on(llv_control::live_on(
+            &mut *library,
+            &mut player.clone(),
+            &settings,
+        )) {
             eprintln!("warning: live relay: {}", e.detail);
         }
     }

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use heapless::Vec as Bounded;
 use indicatif::ProgressBar;
-use llv_control::library::{not_found, Refusal};
+use llv_control::library::Refusal;
 use llv_control::Playback;
 use llv_core::control::{
     bounded, ClockSource, Ended, ErrorCode, Fault, FaultCode, LiveStatus, Played, Playing, Start,
@@ -32,7 +32,6 @@ use crate::live::black_box::BlackBox;
 use crate::live::{self, Bounds, IdleTake};
 use crate::playback::artnet::Receiver;
 use crate::playback::{play, play_chased, Options};
-use crate::recording;
 use crate::take::Edit;
 
 /// One playback in progress.
@@ -136,8 +135,9 @@ impl Player {
         }
     }
 
-    /// Starts the live relay with `settings`' (replacing one that runs).
-    fn start_live(&self, settings: &Settings) -> Result<(), Refusal> {
+    /// Starts the live relay with `settings`' and the `idle` take they
+    /// name (replacing one that runs).
+    fn start_live(&self, settings: &Settings, idle: Option<FolderTake>) -> Result<(), Refusal> {
         self.stop_live();
         let spec = &settings.live;
         let targets: Vec<SocketAddr> = settings
@@ -155,11 +155,7 @@ impl Player {
             let state = self.state();
             (state.dir.clone(), state.bind, state.started)
         };
-        let mut idle = spec
-            .idle
-            .as_deref()
-            .map(|name| idle_take(&dir, name))
-            .transpose()?;
+        let mut idle = idle.map(|t| idle_take(&t)).transpose()?;
         let (socket, _) = bind_udp(SocketAddr::new(bind.into(), spec.port))
             .map_err(|e| Refusal::fmt(ErrorCode::Invalid, format_args!("{e:#}")))?;
         let black_box = spec
@@ -249,6 +245,8 @@ fn summary(take: &str, outcome: Option<&Outcome>, ended: Ended) -> Played {
 
 impl Playback<FolderTake> for Player {
     fn play(&mut self, take: FolderTake, targets: &[Target], loop_count: u32, start: Start) {
+        // One stream to the targets at a time: a playback replaces the relay.
+        self.stop_live();
         self.stop_now();
         let subject = self.state().subject.clone();
         let edited = match &subject {
@@ -421,9 +419,17 @@ impl Playback<FolderTake> for Player {
         Sender::Laptop
     }
 
-    fn live(&mut self, on: bool, settings: &Settings) -> Result<(), Refusal> {
+    fn live(
+        &mut self,
+        on: bool,
+        settings: &Settings,
+        idle: Option<FolderTake>,
+    ) -> Result<(), Refusal> {
         if on {
-            self.start_live(settings)
+            // One stream to the targets at a time: the relay replaces a playback.
+            self.start_live(settings, idle)?;
+            self.stop_now();
+            Ok(())
         } else {
             self.stop_live();
             Ok(())
@@ -442,28 +448,13 @@ impl Playback<FolderTake> for Player {
     }
 }
 
-/// The idle take named `name` in `dir`: its recording (any format llv
-/// reads; the `.gesichter` one where two share the name), as values.
-fn idle_take(dir: &Path, name: &str) -> Result<IdleTake, Refusal> {
-    let mut found: Option<PathBuf> = None;
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.file_stem().and_then(|s| s.to_str()) != Some(name) {
-            continue;
-        }
-        let preferred = path.extension().is_some_and(|e| e == "gesichter");
-        if found.is_none() || preferred {
-            found = Some(path);
-        }
-    }
-    let path = found.ok_or_else(|| not_found(name))?;
-    let loaded = recording::read(&path, &recording::ReadOptions::default())
-        .map_err(|e| Refusal::fmt(ErrorCode::BadImage, format_args!("{e:#}")))?;
-    if loaded.take.is_empty() {
+/// The live relay's idle take: its values, frame after frame.
+fn idle_take(take: &FolderTake) -> Result<IdleTake, Refusal> {
+    if take.take.is_empty() {
         return Err(Refusal::fmt(
             ErrorCode::BadImage,
-            format_args!("idle take {name}: no frames"),
+            format_args!("idle take {}: no frames", take.header.name),
         ));
     }
-    Ok(IdleTake::new(&loaded.take))
+    Ok(IdleTake::new(&take.take))
 }
