@@ -103,6 +103,8 @@ pub struct QemuBox {
     pub artnet: u16,
     /// The HTTP port (TCP 80: the page and its API), forwarded to 127.0.0.1.
     pub http: u16,
+    /// The live relay's port (UDP 11111), forwarded to 127.0.0.1.
+    pub live: u16,
 }
 
 impl QemuBox {
@@ -125,6 +127,7 @@ impl QemuBox {
                 free_udp_port(),
                 free_udp_port(),
                 free_port(),
+                free_udp_port(),
             );
             if let Some(b) = Self::boot_on(elf, flash, words, ports) {
                 return b;
@@ -139,7 +142,14 @@ impl QemuBox {
     /// back at its address; tries three times should QEMU not get a port
     /// back at once.
     pub fn power_cycle(self, elf: &Path, flash: &Path, words: &str) -> QemuBox {
-        let ports = (self.port, self.osc, self.mdns, self.artnet, self.http);
+        let ports = (
+            self.port,
+            self.osc,
+            self.mdns,
+            self.artnet,
+            self.http,
+            self.live,
+        );
         drop(self);
         for _ in 0..3 {
             if let Some(b) = Self::boot_on(elf, flash, words, ports) {
@@ -150,20 +160,21 @@ impl QemuBox {
         panic!("QEMU did not boot again on its ports three times");
     }
 
-    /// One boot on the host ports `(control, osc, mdns, artnet, http)`; `None` if
+    /// One boot on the host ports `(control, osc, mdns, artnet, http, live)`; `None` if
     /// QEMU exited (it could not forward a port).
     fn boot_on(
         elf: &Path,
         flash: &Path,
         words: &str,
-        (port, osc, mdns, artnet, http): (u16, u16, u16, u16, u16),
+        (port, osc, mdns, artnet, http, live): (u16, u16, u16, u16, u16, u16),
     ) -> Option<QemuBox> {
         let mut qemu = spawn_box(
             elf,
             &format!(
                 ",hostfwd=tcp:127.0.0.1:{port}-:11113,hostfwd=tcp:127.0.0.1:{osc}-:11114,\
                  hostfwd=udp:127.0.0.1:{osc}-:11114,hostfwd=udp:127.0.0.1:{mdns}-:5353,\
-                 hostfwd=udp:127.0.0.1:{artnet}-:6454,hostfwd=tcp:127.0.0.1:{http}-:80"
+                 hostfwd=udp:127.0.0.1:{artnet}-:6454,hostfwd=tcp:127.0.0.1:{http}-:80,\
+                 hostfwd=udp:127.0.0.1:{live}-:11111"
             ),
             &format!("flash={} {words}", flash.display()),
         );
@@ -179,6 +190,7 @@ impl QemuBox {
                     mdns,
                     artnet,
                     http,
+                    live,
                 });
             }
             if let Some(status) = qemu.child().try_wait().unwrap() {

@@ -8,7 +8,7 @@
 //! that comes during playback cancels the playback at whatever it waits for.
 
 use core::cell::RefCell;
-use core::net::Ipv4Addr;
+use core::net::{IpAddr, Ipv4Addr};
 use core::sync::atomic::{AtomicU16, Ordering};
 
 use crate::library::BoxTake;
@@ -21,16 +21,19 @@ use embedded_storage_async::nor_flash::NorFlash;
 use heapless::String;
 use heapless::Vec;
 use llv_card::CardDriver;
+use llv_control::library::Refusal;
 use llv_control::Playback;
 use llv_control::{Take, TakeLibrary};
 use llv_core::control::{
-    ClockSource, Ended, Fault, FaultCode, Played, Playing, Start, TakeRef, MAX_FAULTS,
+    ClockSource, Ended, Fault, FaultCode, LiveStatus, Played, Playing, Start, TakeRef, MAX_FAULTS,
 };
-use llv_core::settings::{Loops, Sender, Settings, Target, BOX_NAME_LEN, MAX_TARGETS};
+use llv_core::relay::Relay;
+use llv_core::settings::{LiveSpec, Loops, Sender, Settings, Target, BOX_NAME_LEN, MAX_TARGETS};
 
 use crate::chase_feed::ChaseFeed;
 use crate::chaser::chase;
 use crate::fmt::{info, warning};
+use crate::live::{relay, LiveInput};
 use crate::player::{play, PlayReport};
 use crate::read_ahead::{ReadAheadGauge, SharedLibrary, StoreSource, SubjectCell, READ_AHEAD};
 use crate::ring::FrameRing;
@@ -45,7 +48,13 @@ enum Command {
         loops: Loops,
         start: Start,
     },
-    /// Stop playing.
+    /// Relay the live phone (`settings.live`), replacing what plays.
+    Live {
+        spec: LiveSpec,
+        targets: Vec<Target, MAX_TARGETS>,
+        idle: Option<BoxTake>,
+    },
+    /// Stop playing or relaying.
     Stop,
 }
 
@@ -77,6 +86,8 @@ pub struct BoxState {
     name: Shared<Option<String<BOX_NAME_LEN>>>,
     /// The timecode a chasing playback follows.
     pub timecode: ChaseFeed,
+    /// How the live relay stands, while it runs.
+    live: Shared<Option<LiveStatus>>,
 }
 
 impl BoxState {
@@ -95,6 +106,7 @@ impl BoxState {
             clock: BlockingMutex::new(RefCell::new(ClockSource::Crystal)),
             name: BlockingMutex::new(RefCell::new(None)),
             timecode: ChaseFeed::new(),
+            live: BlockingMutex::new(RefCell::new(None)),
         }
     }
 
@@ -158,6 +170,21 @@ impl BoxState {
             loops: Loops::from_count(loop_count),
             start,
         });
+    }
+
+    /// Tells the player to relay the live phone as `settings` say, to
+    /// their targets, `idle` covering a dropout; replaces what plays.
+    pub fn request_live(&self, settings: &Settings, idle: Option<BoxTake>) {
+        self.commands.signal(Command::Live {
+            spec: settings.live.clone(),
+            targets: settings.targets.clone(),
+            idle,
+        });
+    }
+
+    /// How the live relay stands, while it runs.
+    pub fn live_status(&self) -> Option<LiveStatus> {
+        self.live.lock(|l| l.borrow().clone())
     }
 
     /// Tells the player to stop.
@@ -274,98 +301,214 @@ impl Playback<BoxTake> for BoxDevice<'_> {
     fn sender(&self) -> Sender {
         Sender::Box
     }
+
+    fn live(
+        &mut self,
+        on: bool,
+        settings: &Settings,
+        idle: Option<BoxTake>,
+    ) -> Result<(), Refusal> {
+        if on {
+            self.state.request_live(settings, idle);
+        } else if self.state.live_status().is_some() {
+            self.state.request_stop();
+        }
+        Ok(())
+    }
+
+    fn live_status(&self) -> Option<LiveStatus> {
+        self.state.live_status()
+    }
 }
 
-/// Plays what is commanded, one take at a time, forever. A new command
-/// cancels the playback in progress wherever it waits.
-pub async fn run_player<F: NorFlash, D: CardDriver, K: PacketSink>(
+/// Plays what is commanded, one take at a time, or relays the live phone
+/// from `input`, forever. A new command cancels the playback or the relay
+/// in progress wherever it waits.
+pub async fn run_player<F: NorFlash, D: CardDriver, K: PacketSink, L: LiveInput>(
     store: &SharedLibrary<F, D>,
     state: &BoxState,
     sink: &mut K,
+    input: &mut L,
 ) -> ! {
     let mut ring = FrameRing::<READ_AHEAD>::new();
     let mut command = state.commands.wait().await;
     loop {
-        let Command::Play {
-            reader,
-            targets,
-            loops,
-            start,
-        } = command
-        else {
-            command = state.commands.wait().await;
-            continue;
+        command = match command {
+            Command::Stop => state.commands.wait().await,
+            Command::Live {
+                spec,
+                targets,
+                idle,
+            } => run_live(store, state, sink, input, &mut ring, &spec, &targets, idle).await,
+            Command::Play {
+                reader,
+                targets,
+                loops,
+                start,
+            } => {
+                run_play(
+                    store, state, sink, &mut ring, reader, &targets, loops, start,
+                )
+                .await
+            }
         };
-        let name = reader.header().name.clone();
-        info!("playing {=str}", name.as_str());
-        state.last.lock(|l| *l.borrow_mut() = None);
-        state.playing.lock(|p| {
-            *p.borrow_mut() = Some(Playing {
-                take: name,
-                frame: 0,
-                loops_done: 0,
-                late_frames: 0,
-                max_late_us: 0,
-                read_ahead_low: u32::MAX,
-                targets: Vec::new(),
-                chase: None,
-            })
-        });
-        match &start {
-            Start::Chase(spec) => state.timecode.begin(spec),
-            Start::Now | Start::At(_) => state.timecode.end(),
+    }
+}
+
+/// Plays `reader`'s take; returns the command that ended it or came after.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the player's parts, lent for one playback"
+)]
+async fn run_play<F: NorFlash, D: CardDriver, K: PacketSink>(
+    store: &SharedLibrary<F, D>,
+    state: &BoxState,
+    sink: &mut K,
+    ring: &mut FrameRing<READ_AHEAD>,
+    reader: BoxTake,
+    targets: &[Target],
+    loops: Loops,
+    start: Start,
+) -> Command {
+    let name = reader.header().name.clone();
+    info!("playing {=str}", name.as_str());
+    state.last.lock(|l| *l.borrow_mut() = None);
+    state.playing.lock(|p| {
+        *p.borrow_mut() = Some(Playing {
+            take: name,
+            frame: 0,
+            loops_done: 0,
+            late_frames: 0,
+            max_late_us: 0,
+            read_ahead_low: u32::MAX,
+            targets: Vec::new(),
+            chase: None,
+        })
+    });
+    match &start {
+        Start::Chase(spec) => state.timecode.begin(spec),
+        Start::Now | Start::At(_) => state.timecode.end(),
+    }
+    let now = Instant::now();
+    state
+        .life
+        .lock(|l| *l.borrow_mut() = Some(Life { at: now, due: now }));
+    let mut source = StoreSource::new(store, reader, ring, &state.subject, &state.read_ahead);
+    let progress = |r: &PlayReport| state.progress(r);
+    let playback = async {
+        match start {
+            Start::Now => play(&mut source, sink, targets, loops, None, progress).await,
+            Start::At(us) => {
+                let at = Some(Instant::from_micros(us));
+                play(&mut source, sink, targets, loops, at, progress).await
+            }
+            Start::Chase(spec) => {
+                chase(
+                    &mut source,
+                    sink,
+                    targets,
+                    &state.timecode,
+                    spec.offset,
+                    progress,
+                )
+                .await
+            }
         }
-        let now = Instant::now();
-        state
-            .life
-            .lock(|l| *l.borrow_mut() = Some(Life { at: now, due: now }));
-        let mut source =
-            StoreSource::new(store, reader, &mut ring, &state.subject, &state.read_ahead);
-        let progress = |r: &PlayReport| state.progress(r);
-        let playback = async {
-            match start {
-                Start::Now => play(&mut source, sink, &targets, loops, None, progress).await,
-                Start::At(us) => {
-                    let at = Some(Instant::from_micros(us));
-                    play(&mut source, sink, &targets, loops, at, progress).await
-                }
-                Start::Chase(spec) => {
-                    chase(
-                        &mut source,
-                        sink,
-                        &targets,
-                        &state.timecode,
-                        spec.offset,
-                        progress,
-                    )
-                    .await
-                }
+    };
+    let outcome = select(playback, state.commands.wait()).await;
+    state.timecode.end();
+    state.end_playback(match &outcome {
+        Either::First(Ok(_)) => Ended::Done,
+        Either::First(Err(_)) => Ended::Failed,
+        Either::Second(_) => Ended::Stopped,
+    });
+    state.life.lock(|l| *l.borrow_mut() = None);
+    state.read_ahead.short.store(false, Ordering::Relaxed);
+    match outcome {
+        Either::First(result) => {
+            match result {
+                Ok(report) => info!(
+                    "played {} frames, {} dropped, {} late",
+                    report.frames,
+                    report.dropped(),
+                    report.late_frames
+                ),
+                Err(e) => warning!("playback ended: {}", e),
             }
-        };
-        let outcome = select(playback, state.commands.wait()).await;
-        state.timecode.end();
-        state.end_playback(match &outcome {
-            Either::First(Ok(_)) => Ended::Done,
-            Either::First(Err(_)) => Ended::Failed,
-            Either::Second(_) => Ended::Stopped,
-        });
-        state.life.lock(|l| *l.borrow_mut() = None);
-        state.read_ahead.short.store(false, Ordering::Relaxed);
-        command = match outcome {
-            Either::First(result) => {
-                match result {
-                    Ok(report) => info!(
-                        "played {} frames, {} dropped, {} late",
-                        report.frames,
-                        report.dropped(),
-                        report.late_frames
-                    ),
-                    Err(e) => warning!("playback ended: {}", e),
-                }
-                state.commands.wait().await
-            }
-            Either::Second(next) => next,
-        };
+            state.commands.wait().await
+        }
+        Either::Second(next) => next,
+    }
+}
+
+/// Relays the live phone as `spec` says to `targets`, `idle` (read through
+/// `ring`) covering a dropout, until a command comes: returns it.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the player's parts, lent for one relay"
+)]
+async fn run_live<F: NorFlash, D: CardDriver, K: PacketSink, L: LiveInput>(
+    store: &SharedLibrary<F, D>,
+    state: &BoxState,
+    sink: &mut K,
+    input: &mut L,
+    ring: &mut FrameRing<READ_AHEAD>,
+    spec: &LiveSpec,
+    targets: &[Target],
+    idle: Option<BoxTake>,
+) -> Command {
+    state.last.lock(|l| *l.borrow_mut() = None);
+    if !input.listen(spec.port) {
+        warning!("live relay: cannot listen on UDP {}", spec.port);
+        return state.commands.wait().await;
+    }
+    info!("live relay on UDP {}", spec.port);
+    sink.open(targets);
+    let from = spec.from.map(|ip| IpAddr::V4(Ipv4Addr::from(ip)));
+    let mut engine = Relay::new(spec.config(), spec.subject.as_deref(), from);
+    let started_ms = Instant::now().as_millis();
+    let mut report = |relay: &Relay| {
+        let status = LiveStatus::of(relay, started_ms, 0);
+        state.live.lock(|l| *l.borrow_mut() = Some(status));
+    };
+    report(&engine);
+    let outcome = match idle {
+        Some(reader) => {
+            let mut source =
+                StoreSource::new(store, reader, ring, &state.subject, &state.read_ahead);
+            let relaying = relay(
+                &mut engine,
+                input,
+                sink,
+                targets,
+                Some(&mut source),
+                &mut report,
+            );
+            select(relaying, state.commands.wait()).await
+        }
+        None => {
+            let relaying = relay::<StoreSource<'_, F, D, READ_AHEAD>, _, _>(
+                &mut engine,
+                input,
+                sink,
+                targets,
+                None,
+                &mut report,
+            );
+            select(relaying, state.commands.wait()).await
+        }
+    };
+    input.close();
+    state.live.lock(|l| *l.borrow_mut() = None);
+    state.read_ahead.short.store(false, Ordering::Relaxed);
+    let counts = engine.counts();
+    info!(
+        "live relay off: {} frames in, {} out, {} fallbacks",
+        counts.frames_in, counts.frames_out, counts.fallbacks
+    );
+    match outcome {
+        Either::First(never) => never,
+        Either::Second(next) => next,
     }
 }
 
@@ -396,5 +539,23 @@ pub async fn autoplay<F: NorFlash, D: CardDriver>(
             state.request_play(reader, &settings.targets, auto.loop_count, start);
         }
         Err(_) => warning!("autoplay {=str}: no such take", auto.take.as_str()),
+    }
+}
+
+/// At power-up: turns the live relay on when `settings` (the stored ones the
+/// box uses) say so, as a `Live` request would (replacing the autoplay).
+pub async fn live_at_power_up<F: NorFlash, D: CardDriver>(
+    store: &SharedLibrary<F, D>,
+    state: &BoxState,
+    settings: &Settings,
+) {
+    if !settings.live.enabled {
+        return;
+    }
+    let mut library = store.lock().await;
+    let mut device = BoxDevice { state };
+    match llv_control::live_on(&mut *library, &mut device, settings).await {
+        Ok(()) => info!("live relay at power-up"),
+        Err(e) => warning!("live relay at power-up: {=str}", e.detail.as_str()),
     }
 }

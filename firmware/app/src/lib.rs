@@ -21,6 +21,7 @@
 //! | [`doors`] | OSC on UDP and TCP and the mDNS responder |
 //! | `web` | (feature `http`) the page and its HTTP API on TCP 80 |
 //! | [`player`] | plays frames at their deadlines ([`play`]) |
+//! | [`live`] | the live relay: the phone's frames re-clocked to the targets, an idle take covering a dropout |
 //! | [`chaser`] | plays frames following Art-Net timecode |
 //! | [`chase_feed`] | the Art-Net timecode listener that feeds a chase |
 //! | [`sink`] | one UDP socket per target, dropping rather than waiting |
@@ -47,6 +48,7 @@ pub mod door_slots;
 pub mod doors;
 pub mod library;
 pub mod listener;
+pub mod live;
 pub mod net;
 pub mod player;
 pub mod power_up;
@@ -62,8 +64,8 @@ pub use config::{BoxConfig, ConfigError};
 
 /// Sockets the box's network stack needs: DHCP, one UDP socket per target,
 /// the control connections, the show doors (OSC on UDP and TCP, mDNS) and
-/// the Art-Net timecode port.
+/// the Art-Net timecode port and the live relay's port.
 pub const SOCKETS: usize =
-    1 + llv_core::settings::MAX_TARGETS + door_slots::CONTROL_SLOTS + doors::SOCKETS + 1;
+    1 + llv_core::settings::MAX_TARGETS + door_slots::CONTROL_SLOTS + doors::SOCKETS + 1 + 1;
 pub use player::{play, PlayError, PlayReport};
 pub use source::{Frame, FrameSource, ImageSource};

@@ -14,11 +14,12 @@ use crate::boot::Booted;
 use crate::card_keeper::keep_card;
 use crate::chase_feed::{listen, ChaseFeedBuffers};
 use crate::config::BoxConfig;
-use crate::device::{autoplay, run_player, BoxDevice, BoxState};
+use crate::device::{autoplay, live_at_power_up, run_player, BoxDevice, BoxState};
 use crate::door_slots::keeper;
 use crate::doors::{self, DoorBuffers};
 use crate::fmt::{info, warning};
 use crate::listener::{serve, ControlBuffers};
+use crate::live::{LiveBuffers, UdpLive};
 use crate::net::{bring_up, NetUp};
 use crate::player::{play, PlayError, PlayReport};
 use crate::read_ahead::SharedLibrary;
@@ -88,6 +89,8 @@ pub struct BoxParts<'a, W> {
     pub show: &'a mut DoorBuffers,
     /// The Art-Net timecode port.
     pub timecode: &'a mut ChaseFeedBuffers,
+    /// The live relay's port.
+    pub live: &'a mut LiveBuffers,
 }
 
 /// The box with its store: brings the network up per `booted.net`, starts the
@@ -107,6 +110,7 @@ pub async fn run_store<F: NorFlash, D: CardDriver, W: Watchdog>(
         control,
         show: show_buffers,
         timecode: timecode_buffers,
+        live: live_buffers,
     } = parts;
     let Booted {
         store,
@@ -144,10 +148,12 @@ pub async fn run_store<F: NorFlash, D: CardDriver, W: Watchdog>(
             Ok(sink) => sink,
             Err(e) => return e,
         };
+        let mut input = UdpLive::new(stack, live_buffers);
         autoplay(store, &state, settings).await;
+        live_at_power_up(store, &state, settings).await;
         info!("control port {}", llv_core::control::CONTROL_PORT);
         match select6(
-            run_player(store, &state, &mut sink),
+            run_player(store, &state, &mut sink, &mut input),
             serve(stack, &ports, &state, &slots, control),
             doors::serve(stack, &ports, &state, &slots, &identity, show_buffers),
             keep_card(store, &state, settings),

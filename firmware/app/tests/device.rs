@@ -95,7 +95,12 @@ fn with_player<F: NorFlash, T>(
     sink: &mut Recorder,
     script: impl std::future::Future<Output = T>,
 ) -> T {
-    match on_mock_clock(select(run_player(store, state, sink), script), MS, LIMIT) {
+    let mut live = ScriptedLive::default();
+    match on_mock_clock(
+        select(run_player(store, state, sink, &mut live), script),
+        MS,
+        LIMIT,
+    ) {
         Either::First(never) => never,
         Either::Second(out) => out,
     }
@@ -426,4 +431,186 @@ fn an_upload_through_the_control_port_makes_no_frame_late() {
         .map(|(i, s)| (s.at - start).as_micros().saturating_sub(i as u64 * 16_667))
         .max();
     assert!(latest > Some(100_000), "latest frame {latest:?} us late");
+}
+
+/// The real phone take's first `rows` frames (`alex_rom_3.csv`, 30 Hz
+/// numbered at 60 fps): when the phone sent each (µs from the first, from
+/// its timecode) and its packet.
+fn phone_packets(rows: usize) -> Vec<(u64, Vec<u8>)> {
+    use llv_core::blendshape::{COUNT, NAMES};
+    use llv_core::packet::{FaceFrame, MAX_LEN, VERSION};
+    use llv_core::time::{FrameRate, FrameTime};
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/llf/alex_rom_3.csv"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let index: Vec<usize> = header[2..]
+        .iter()
+        .map(|name| NAMES.iter().position(|n| n == name).unwrap())
+        .collect();
+    let mut first = None;
+    lines
+        .take(rows)
+        .map(|line| {
+            let cells: Vec<&str> = line.split(',').collect();
+            let tc: Vec<f64> = cells[0].split(':').map(|p| p.parse().unwrap()).collect();
+            let frames = ((tc[0] * 60.0 + tc[1]) * 60.0 + tc[2]) * 60.0 + tc[3];
+            let first = *first.get_or_insert(frames);
+            let mut blendshapes = [0.0; COUNT];
+            for (cell, &i) in cells[2..].iter().zip(&index) {
+                blendshapes[i] = cell.parse().unwrap();
+            }
+            let frame = FaceFrame {
+                version: VERSION,
+                device_id: "9E8C4C1B-phone",
+                subject: "alex",
+                time: FrameTime {
+                    frame_number: frames.floor() as i32,
+                    subframe: (frames - frames.floor()) as f32,
+                    rate: FrameRate::FPS_60,
+                },
+                blendshapes,
+            };
+            let mut out = [0u8; MAX_LEN];
+            let n = frame.encode(&mut out).unwrap();
+            (((frames - first) / 60.0 * 1e6) as u64, out[..n].to_vec())
+        })
+        .collect()
+}
+
+/// Take "t": 60 face frames at 60 Hz, every value 0.25 (a resting face).
+fn idle_image() -> Vec<u8> {
+    use llv_core::packet::{FaceFrame, MAX_LEN, VERSION};
+    let frames = 60u32;
+    let mut packets = Vec::new();
+    for i in 0..frames {
+        let frame = FaceFrame {
+            version: VERSION,
+            device_id: "idle-device",
+            subject: "idle",
+            time: llv_core::time::FrameTime {
+                frame_number: i as i32,
+                subframe: 0.0,
+                rate: llv_core::time::FrameRate::FPS_60,
+            },
+            blendshapes: [0.25; llv_core::blendshape::COUNT],
+        };
+        let mut out = [0u8; MAX_LEN];
+        let n = frame.encode(&mut out).unwrap();
+        packets.push((i * 16_667, out[..n].to_vec()));
+    }
+    let len = packets.iter().map(|(_, p)| p.len()).sum();
+    let mut image = vec![0u8; llv_core::take::image_len(frames, len)];
+    let mut w = llv_core::take::ImageWriter::new(&mut image, "t", frames).unwrap();
+    for (t, p) in &packets {
+        w.push(*t, p).unwrap();
+    }
+    w.finish(frames * 16_667).unwrap();
+    image
+}
+
+#[test]
+fn the_box_relays_a_phone_falls_back_to_the_idle_take_and_returns() {
+    use llv_control::Playback;
+    use llv_core::packet::FaceFrame;
+    let _clock = clock();
+    let (store, _) = store_of(idle_image());
+    let state = BoxState::new();
+    let mut sink = Recorder::default();
+    // 8 s of the phone, ±8 ms of jitter, silent from 3.0 s for 0.5 s.
+    let start = Instant::now() + Duration::from_millis(100);
+    let mut live = ScriptedLive::default();
+    let mut seed = 0x5eed_1234_abcd_0001u64;
+    let mut arrived = Vec::new();
+    for (t, packet) in phone_packets(240) {
+        if (3_000_000..3_500_000).contains(&t) {
+            continue;
+        }
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        let jitter = (seed >> 33) % 17_000;
+        let at = start + Duration::from_micros(t + jitter);
+        live.datagrams.push_back((at, packet.clone()));
+        arrived.push((at, packet));
+    }
+    let mut settings = llv_core::settings::Settings::default();
+    settings.targets.push(target(9)).unwrap();
+    settings.live.buffer = 2;
+    settings.live.idle = Some(heapless::String::try_from("t").unwrap());
+    let end = arrived.last().unwrap().0 + Duration::from_millis(200);
+    let (during, after) = match on_mock_clock(
+        select(run_player(&store, &state, &mut sink, &mut live), async {
+            let idle = BoxTake::Flash(store.try_lock().unwrap().store.reader("t").unwrap());
+            let mut device = BoxDevice { state: &state };
+            device.live(true, &settings, Some(idle)).unwrap();
+            Timer::at(end).await;
+            let during = device.live_status();
+            device.live(false, &settings, None).unwrap();
+            Timer::after(Duration::from_millis(100)).await;
+            (during, device.live_status())
+        }),
+        MS,
+        LIMIT,
+    ) {
+        Either::First(never) => never,
+        Either::Second(out) => out,
+    };
+    let during = during.expect("the relay's status while it runs");
+    assert_eq!((during.fallbacks, during.returns), (1, 1), "{during:?}");
+    assert_eq!(during.frames_in, arrived.len() as u64);
+    assert!(after.is_none(), "the relay is off");
+    assert_eq!((live.listened.as_slice(), live.open), (&[11111][..], false));
+    let sent = &sink.sent;
+    let is_live = |p: &[u8]| arrived.iter().any(|(_, a)| a == p);
+    // Every frame carries the phone's subject and device id.
+    for s in sent {
+        let f = FaceFrame::decode(&s.bytes).unwrap();
+        assert_eq!((f.subject, f.device_id), ("alex", "9E8C4C1B-phone"));
+    }
+    // Before the dropout every live frame went out untouched, in order, on
+    // the source's period (the buffer's exact tick: ±2 ms on the 1 ms mock clock).
+    let before = arrived
+        .iter()
+        .filter(|(at, _)| *at < start + Duration::from_secs(3))
+        .count();
+    let untouched: Vec<&Sent> = sent.iter().filter(|s| is_live(&s.bytes)).collect();
+    for (s, (_, a)) in untouched.iter().zip(&arrived[..before]) {
+        assert_eq!(&s.bytes, a);
+    }
+    for w in untouched[30..before].windows(2) {
+        let gap = (w[1].at - w[0].at).as_micros() as i64;
+        assert!((gap - 33_333).abs() <= 2_000, "an interval of {gap} µs");
+    }
+    // The fallback: the first made frame within the timeout (and a period)
+    // of the phone's last frame; on the idle take once the fade is done.
+    let last_live = arrived[before - 1].0;
+    let first_made = sent
+        .iter()
+        .find(|s| s.at > last_live && !is_live(&s.bytes))
+        .expect("a frame made in the dropout");
+    let react = (first_made.at - last_live).as_millis();
+    assert!(
+        (250..=250 + 70 + 34).contains(&react),
+        "fell back {react} ms after the last frame"
+    );
+    let on_idle = first_made.at + Duration::from_millis(310);
+    let idle_frames: Vec<&Sent> = sent
+        .iter()
+        // The phone is back at 3.5 s; the return begins after its tenth frame.
+        .filter(|s| s.at >= on_idle && s.at < start + Duration::from_millis(3_750))
+        .collect();
+    assert!(!idle_frames.is_empty());
+    for s in idle_frames {
+        let f = FaceFrame::decode(&s.bytes).unwrap();
+        assert!(
+            f.blendshapes.iter().all(|v| (v - 0.25).abs() < 1e-6),
+            "{:?}",
+            f.blendshapes
+        );
+    }
+    // Live again at the end: the phone's last frame went out untouched.
+    let last = sent.iter().rev().find(|s| is_live(&s.bytes)).unwrap();
+    assert_eq!(&last.bytes, &arrived.last().unwrap().1);
 }

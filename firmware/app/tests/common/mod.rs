@@ -191,3 +191,45 @@ impl PacketSink for Recorder {
         self.flushed += 1;
     }
 }
+
+/// The live port in the tests: each datagram arrives at its instant on the
+/// mock clock, from 10.0.2.2; `listen` fails on port 0.
+#[derive(Default)]
+pub struct ScriptedLive {
+    /// What arrives, in order: when and what.
+    pub datagrams: std::collections::VecDeque<(Instant, Vec<u8>)>,
+    /// Ports listened on, in order.
+    pub listened: Vec<u16>,
+    /// Whether it listens now.
+    pub open: bool,
+}
+
+impl llv_box::live::LiveInput for ScriptedLive {
+    fn listen(&mut self, port: u16) -> bool {
+        self.listened.push(port);
+        self.open = port != 0;
+        self.open
+    }
+
+    fn close(&mut self) {
+        self.open = false;
+    }
+
+    async fn receive(&mut self, buf: &mut [u8]) -> (Option<usize>, core::net::IpAddr) {
+        let from = core::net::IpAddr::V4(core::net::Ipv4Addr::new(10, 0, 2, 2));
+        let Some((at, _)) = self.datagrams.front() else {
+            return std::future::pending().await;
+        };
+        embassy_time::Timer::at(*at).await;
+        let Some((_, bytes)) = self.datagrams.pop_front() else {
+            return std::future::pending().await;
+        };
+        match buf.get_mut(..bytes.len()) {
+            Some(to) => {
+                to.copy_from_slice(&bytes);
+                (Some(bytes.len()), from)
+            }
+            None => (None, from),
+        }
+    }
+}

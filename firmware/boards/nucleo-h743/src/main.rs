@@ -36,6 +36,7 @@ use llv_box::boot::{Booted, PowerUp};
 use llv_box::chase_feed::ChaseFeedBuffers;
 use llv_box::doors::DoorBuffers;
 use llv_box::listener::ControlBuffers;
+use llv_box::live::LiveBuffers;
 use llv_box::power_up::BoxParts;
 use llv_box::sink::SocketBuffers;
 use llv_box::watchdog::{Handover, Watchdog, BOOT_LIMIT};
@@ -349,10 +350,12 @@ async fn box_task(spawner: Spawner, board: Board, dog: Dog) {
     static CONTROL: StaticCell<ControlBuffers> = StaticCell::new();
     static SHOW: StaticCell<DoorBuffers> = StaticCell::new();
     static TIMECODE: StaticCell<ChaseFeedBuffers> = StaticCell::new();
+    static LIVE: StaticCell<LiveBuffers> = StaticCell::new();
     let buffers = BUFFERS.init(SocketBuffers::new());
     let control = CONTROL.init(ControlBuffers::new());
     let show = SHOW.init(DoorBuffers::new());
     let timecode = TIMECODE.init(ChaseFeedBuffers::new());
+    let live = LIVE.init(LiveBuffers::new());
     let mut watchdog = HANDOVER.keeper(dog);
     let name = llv_box::config::default_name(&mac);
     let parts = BoxParts {
@@ -363,6 +366,7 @@ async fn box_task(spawner: Spawner, board: Board, dog: Dog) {
         control,
         show,
         timecode,
+        live,
     };
     let e = power_up::run_store(stack, booted, parts).await;
     defmt::error!("cannot bind the UDP sockets: {}", e);

@@ -35,6 +35,7 @@ use llv_box::boot::{self, Booted, PowerUp};
 use llv_box::chase_feed::ChaseFeedBuffers;
 use llv_box::doors::DoorBuffers;
 use llv_box::listener::ControlBuffers;
+use llv_box::live::LiveBuffers;
 use llv_box::power_up::{self, BoxParts, SessionError};
 use llv_box::sink::SocketBuffers;
 use llv_box::{builtin, BoxConfig};
@@ -229,6 +230,7 @@ async fn store_task(
     let mut control = ControlBuffers::new();
     let mut show = DoorBuffers::new();
     let mut timecode = ChaseFeedBuffers::new();
+    let mut live = LiveBuffers::new();
     let mut watchdog = Cmsdk(Watchdog::start(WATCHDOG_TIMEOUT));
     let name = llv_box::config::default_name(&mac);
     let parts = BoxParts {
@@ -239,6 +241,7 @@ async fn store_task(
         control: &mut control,
         show: &mut show,
         timecode: &mut timecode,
+        live: &mut live,
     };
     let e = power_up::run_store(stack, booted, parts).await;
     defmt::error!("cannot bind the UDP sockets: {}", e);
