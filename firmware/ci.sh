@@ -14,7 +14,7 @@ if command -v rustup >/dev/null &&
 fi
 host=$(rustc -vV | sed -n 's/^host: //p')
 
-step() { printf '\n== firmware: %s\n' "$*"; }
+step() { printf '\n== firmware: %s (at %d s)\n' "$*" "$SECONDS"; }
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
