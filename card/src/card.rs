@@ -533,7 +533,9 @@ impl<D: CardDriver> Card<D> {
             }));
         }
         let Some(Uploading {
-            contract, writer, ..
+            contract,
+            mut writer,
+            ..
         }) = self.upload.take()
         else {
             return Err(CardError::NoUpload);
@@ -550,7 +552,9 @@ impl<D: CardDriver> Card<D> {
         let old = old
             .and_then(|i| self.takes().get(i))
             .map(|t| (t.serial, t.entry));
-        let done = self.publish(writer, header, old.map(|o| o.1)).await;
+        // The writer stays in this future; publish and the commit borrow it
+        // (moved into them, each future would hold a copy of its block).
+        let done = self.publish(&mut writer, header, old.map(|o| o.1)).await;
         let committed = match done {
             Ok(c) => c,
             Err(e) => {
@@ -577,7 +581,7 @@ impl<D: CardDriver> Card<D> {
     /// Commits `writer`'s file and deletes the replaced take's (`replaced`, its entry).
     async fn publish(
         &mut self,
-        writer: Writer,
+        writer: &mut Writer,
         header: TakeHeader,
         replaced: Option<u32>,
     ) -> Result<crate::upload::Committed, Failure> {

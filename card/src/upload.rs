@@ -137,7 +137,7 @@ impl Writer {
 
     /// Writes what is left, the size and the magic: the file is a take.
     pub async fn commit<D: CardDriver>(
-        mut self,
+        &mut self,
         port: &CardPort<D>,
         m: &mut Mounted,
         dir: Dir,

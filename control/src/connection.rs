@@ -116,22 +116,25 @@ where
                             Timer::after(READ_AHEAD_POLL).await;
                         }
                     }
-                    let library = control.library.lock().await;
-                    let response = match session.start_frame(&body[..len], &*library, device) {
-                        Step::Done(response) => {
-                            authenticated = session.is_authenticated(&*library);
-                            response
-                        }
-                        Step::Wait(pending) => {
-                            let finish =
-                                control
-                                    .finish
-                                    .finish(&mut session, pending, library, device);
-                            let response = finish.await;
-                            let library = control.library.lock().await;
-                            authenticated = session.is_authenticated(&*library);
-                            response
-                        }
+                    // The step is taken apart in its own statement: matched
+                    // on across the worker's wait, it would stay in this
+                    // future beside the pending work it carries.
+                    let response = 'step: {
+                        let library = control.library.lock().await;
+                        let pending = match session.start_frame(&body[..len], &*library, device) {
+                            Step::Done(response) => {
+                                authenticated = session.is_authenticated(&*library);
+                                break 'step response;
+                            }
+                            Step::Wait(pending) => pending,
+                        };
+                        let finish = control
+                            .finish
+                            .finish(&mut session, pending, library, device);
+                        let response = finish.await;
+                        let library = control.library.lock().await;
+                        authenticated = session.is_authenticated(&*library);
+                        response
                     };
                     frame(&response, out)
                 }

@@ -84,18 +84,20 @@ where
     // OSC asks for nothing that writes to the library (uploads, deletes and
     // settings are the binary protocol's): what waits is a list's page or a
     // take opened to play.
-    match prepare(m, client, source, mode, control, &*library, device, out) {
-        Ok((connect, pending)) => {
-            let finish = control
-                .finish
-                .finish(&mut client.session, pending, library, device);
-            let response = finish.await;
-            answered(
-                m.address, connect, &response, client, source, mode, control, out,
-            )
-        }
-        Err(handled) => handled,
-    }
+    // Taken apart in its own statement: matched on across the worker's
+    // wait, the result would stay in this future beside what it carries.
+    let (connect, pending) = match prepare(m, client, source, mode, control, &*library, device, out)
+    {
+        Ok(prepared) => prepared,
+        Err(handled) => return handled,
+    };
+    let finish = control
+        .finish
+        .finish(&mut client.session, pending, library, device);
+    let response = finish.await;
+    answered(
+        m.address, connect, &response, client, source, mode, control, out,
+    )
 }
 
 /// The part of [`handle_message`] that does not wait: the reply, or (with

@@ -205,12 +205,14 @@ impl<F: NorFlash, D: CardDriver, const N: usize> FrameSource for StoreSource<'_,
                 embassy_futures::yield_now().await;
             }
         }
-        let mut raw = [0u8; MAX_LEN];
         if self.filled {
             let held = u32::try_from(self.ring.len()).unwrap_or(u32::MAX);
             self.gauge.low.fetch_min(held, Ordering::Relaxed);
         }
-        let (time_us, len) = self.ring.pop(&mut raw).ok_or(StoredError::Read)?;
+        // Straight into the caller's buffer: a copy of the frame held across
+        // the top-up's wait would be one more frame's bytes in every future
+        // that plays.
+        let (time_us, len) = self.ring.pop(buf).ok_or(StoredError::Read)?;
         // Top up, for a moment at most: a library busy with a short write
         // (an upload's chunk) lets it in; an erase or a card's stall outlasts
         // it and the ring plays on.
@@ -228,14 +230,13 @@ impl<F: NorFlash, D: CardDriver, const N: usize> FrameSource for StoreSource<'_,
         self.front = next(index, self.frame_count());
         let len = match self.subject.lock(|s| s.borrow().clone()) {
             Some(subject) => {
+                let mut raw = [0u8; MAX_LEN];
+                raw[..len].copy_from_slice(&buf[..len]);
                 let mut frame = FaceFrame::decode(&raw[..len]).map_err(|_| StoredError::Rename)?;
                 frame.subject = subject.as_str();
                 frame.encode(buf).map_err(|_| StoredError::Rename)?
             }
-            None => {
-                buf[..len].copy_from_slice(&raw[..len]);
-                len
-            }
+            None => len,
         };
         Ok(Frame { time_us, len })
     }
