@@ -27,10 +27,11 @@ cargo build --release -p llv-box-qemu
 step "build llv-box-nucleo (release)"
 cargo build --release -p llv-box-nucleo
 
-step "clippy llv-box (host, with tests)"
-cargo clippy -p llv-box --all-targets --features builtin --target "$host" -- -D warnings
-step "clippy llv-box-store and llv-hal-stm32h7 (host, with tests); the store for the board with defmt"
-cargo clippy -p llv-box-store -p llv-hal-stm32h7 --all-targets --target "$host" -- -D warnings
+# One invocation for the host crates, with the features the host tests use:
+# their dependencies are checked once.
+step "clippy llv-box, llv-box-store and llv-hal-stm32h7 (host, with tests); the store for the board with defmt"
+cargo clippy -p llv-box -p llv-box-store -p llv-hal-stm32h7 --all-targets \
+  --features llv-box/builtin --target "$host" -- -D warnings
 cargo clippy -p llv-box-store --features defmt -- -D warnings
 step "clippy llv-hal-mps2"
 cargo clippy --release -p llv-hal-mps2 -- -D warnings

@@ -4,10 +4,10 @@
 //! library covering a dropout. The player task runs it ([`relay`]) in
 //! place of a playback: one stream goes to the targets at a time.
 
-use core::net::{IpAddr, Ipv4Addr};
+use core::net::IpAddr;
 
-use embassy_futures::select::{select, Either};
-use embassy_net::udp::{PacketMetadata, RecvError, UdpSocket};
+use embassy_futures::select::select;
+use embassy_net::udp::{PacketMetadata, UdpSocket};
 use embassy_net::Stack;
 use embassy_time::{Duration, Instant, Timer};
 use llv_core::blendshape::COUNT;
@@ -22,9 +22,6 @@ use crate::source::FrameSource;
 pub const LIVE_RX: usize = 2048;
 /// Datagrams the live port queues.
 const LIVE_PACKETS: usize = 8;
-/// Largest datagram taken whole (an Ethernet frame's UDP payload); a longer
-/// one is counted as not a face frame.
-const DATAGRAM: usize = 1472;
 /// How often the relay reports its counts.
 pub const REPORT_EVERY: Duration = Duration::from_millis(250);
 
@@ -38,9 +35,9 @@ pub trait LiveInput {
     /// Stops listening.
     fn close(&mut self);
 
-    /// Waits for the next datagram: its length in `buf` (`None`: it did not
-    /// fit) and who sent it.
-    async fn receive(&mut self, buf: &mut [u8]) -> (Option<usize>, IpAddr);
+    /// Waits for the next datagram and hands it to `take` where it lies
+    /// (no copy), with who sent it.
+    async fn receive<R>(&mut self, take: impl FnOnce(&[u8], IpAddr) -> R) -> R;
 }
 
 /// Memory for the live port's socket.
@@ -99,11 +96,12 @@ impl LiveInput for UdpLive<'_> {
         self.socket.close();
     }
 
-    async fn receive(&mut self, buf: &mut [u8]) -> (Option<usize>, IpAddr) {
-        match self.socket.recv_from(buf).await {
-            Ok((len, meta)) => (Some(len), IpAddr::from(meta.endpoint.addr)),
-            Err(RecvError::Truncated) => (None, IpAddr::V4(Ipv4Addr::UNSPECIFIED)),
-        }
+    async fn receive<R>(&mut self, take: impl FnOnce(&[u8], IpAddr) -> R) -> R {
+        // A datagram longer than the socket's buffer never gets in (smoltcp
+        // drops it on arrival): whatever comes is whole.
+        self.socket
+            .recv_from_with(|bytes, meta| take(bytes, IpAddr::from(meta.endpoint.addr)))
+            .await
     }
 }
 
@@ -176,23 +174,20 @@ pub async fn relay<S: FrameSource, K: PacketSink, L: LiveInput>(
         fresh: false,
         have: false,
     };
-    let mut datagram = [0u8; DATAGRAM];
     let mut out = [0u8; MAX_LEN];
     feed.refill(&mut out).await;
     let mut report_at = Instant::now();
     loop {
         let due = relay.next_due().map(|us| epoch + Duration::from_micros(us));
         let wake = due.map_or(report_at, |d| d.min(report_at));
-        if let Either::First((len, from)) =
-            select(input.receive(&mut datagram), Timer::at(wake)).await
-        {
+        let arrival = input.receive(|bytes, from| {
             let at = micros(Instant::now());
-            // A datagram too long to take whole is counted as not a face frame.
-            let bytes = len.and_then(|n| datagram.get(..n)).unwrap_or_default();
-            if relay.arrive(at, bytes, from) == Arrived::PassOn && !bytes.is_empty() {
+            if relay.arrive(at, bytes, from) == Arrived::PassOn {
                 offer(sink, targets, bytes);
             }
-        }
+        });
+        // A timer that wins leaves the datagram in the socket for the next turn.
+        let _ = select(arrival, Timer::at(wake)).await;
         while let Some(len) = relay.poll(micros(Instant::now()), &mut feed, &mut out) {
             offer(sink, targets, out.get(..len).unwrap_or_default());
         }

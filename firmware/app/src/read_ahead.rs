@@ -32,12 +32,12 @@ pub type SharedLibrary<F, D> = Mutex<CriticalSectionRawMutex, Paced<BoxLibrary<F
 pub type SubjectCell = BlockingMutex<CriticalSectionRawMutex, RefCell<Option<String<SUBJECT_LEN>>>>;
 
 /// Frames the read-ahead holds when full, of the largest possible (774
-/// bytes: a long device id and subject): 2.5 s at 60 fps, longer than the
+/// bytes: a long device id and subject): 2.33 s at 60 fps, longer than the
 /// STM32H7's worst sector erase (2.2 s; 1.1 s typical).
-pub const READ_AHEAD_FRAMES: usize = 150;
+pub const READ_AHEAD_FRAMES: usize = 140;
 
 /// Bytes of read-ahead: [`READ_AHEAD_FRAMES`] records of the largest packet
-/// (114.3 KiB; about 6 s of Live Link Face's usual 320-byte frames).
+/// (106.6 KiB; about 5.6 s of Live Link Face's usual 320-byte frames).
 pub const READ_AHEAD: usize = READ_AHEAD_FRAMES * (HEAD + MAX_LEN);
 
 /// Frames read into the ring per frame played at most, once it holds some: a
@@ -191,7 +191,7 @@ impl<F: NorFlash, D: CardDriver, const N: usize> FrameSource for StoreSource<'_,
         // Dry (a start, a seek, or an erase outlasted the ring): wait for the
         // store. A start fills the ring before its first frame, [`TOP_UP`]
         // frames at a time with the rest of the box let in between (a full
-        // ring is up to 150 largest frames: a few milliseconds of flash
+        // ring is up to 140 largest frames: a few milliseconds of flash
         // reads on the STM32H7, far more through QEMU's semihosting); a seek
         // (a chase's locate, due now) reads one such batch and the ring
         // fills as it plays.

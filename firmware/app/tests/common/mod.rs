@@ -215,7 +215,7 @@ impl llv_box::live::LiveInput for ScriptedLive {
         self.open = false;
     }
 
-    async fn receive(&mut self, buf: &mut [u8]) -> (Option<usize>, core::net::IpAddr) {
+    async fn receive<R>(&mut self, take: impl FnOnce(&[u8], core::net::IpAddr) -> R) -> R {
         let from = core::net::IpAddr::V4(core::net::Ipv4Addr::new(10, 0, 2, 2));
         let Some((at, _)) = self.datagrams.front() else {
             return std::future::pending().await;
@@ -224,12 +224,6 @@ impl llv_box::live::LiveInput for ScriptedLive {
         let Some((_, bytes)) = self.datagrams.pop_front() else {
             return std::future::pending().await;
         };
-        match buf.get_mut(..bytes.len()) {
-            Some(to) => {
-                to.copy_from_slice(&bytes);
-                (Some(bytes.len()), from)
-            }
-            None => (None, from),
-        }
+        take(&bytes, from)
     }
 }

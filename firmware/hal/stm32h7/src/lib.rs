@@ -261,11 +261,11 @@
 //!
 //! ## The read-ahead and the image
 //!
-//! - The player's ring (`llv_box::read_ahead::READ_AHEAD`) holds 150 frames of
-//!   the largest packet (774 bytes, 780 with its record head): 2.5 s at
+//! - The player's ring (`llv_box::read_ahead::READ_AHEAD`) holds 140 frames of
+//!   the largest packet (774 bytes, 780 with its record head): 2.33 s at
 //!   60 fps, past the worst sector erase of 2.2 s (ST employee, ST community
 //!   thread "STM32H743 Flash EraseSector Reset Problem": 1.1 s typical at
-//!   x32). Host tests: a full ring holds exactly those 150 (`app/tests/ring.rs`),
+//!   x32). Host tests: a full ring holds exactly those 140 (`app/tests/ring.rs`),
 //!   and 400 such frames stay within 1 ms of their deadlines while the store
 //!   is held for 2.2 s (`app/tests/device.rs`; 1.18 s late with the old
 //!   46 KiB ring). A start fills the ring 24 frames at a time, letting the
