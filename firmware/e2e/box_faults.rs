@@ -94,11 +94,12 @@ fn a_dead_target_holds_up_no_other_and_a_stop_ends_playback_at_once() {
     );
     assert!(targets[1]["dropped"].as_u64().unwrap() >= 200, "{status}");
 
-    // Stop: the frames stop at once (what was in flight aside).
+    // Stop: the frames stop at once (what was in flight aside: at most the
+    // target socket's queue, `llv_box::sink::TX_PACKETS`, 4 datagrams).
     b.llv(&["box", "{box}", "stop"]).success();
     let stopped = Instant::now();
     let after = receive(&socket, 1000, Duration::from_secs(1));
-    assert!(after.len() <= 3, "{} frames after the stop", after.len());
+    assert!(after.len() <= 4, "{} frames after the stop", after.len());
     assert!(stopped.elapsed() >= Duration::from_secs(1));
     let status = b.json(&["box", "{box}", "status", "--json"]);
     assert_eq!(status["playing"], serde_json::Value::Null, "{status}");
