@@ -614,3 +614,59 @@ fn the_box_relays_a_phone_falls_back_to_the_idle_take_and_returns() {
     let last = sent.iter().rev().find(|s| is_live(&s.bytes)).unwrap();
     assert_eq!(&last.bytes, &arrived.last().unwrap().1);
 }
+
+#[test]
+fn live_at_power_up_relays_when_the_settings_say_so_and_names_a_missing_idle_take() {
+    use llv_box::device::live_at_power_up;
+    let _clock = clock();
+    let (store, _) = store_of(idle_image());
+    let mut settings = llv_core::settings::Settings::default();
+    settings.targets.push(target(9)).unwrap();
+    settings.live.idle = Some(heapless::String::try_from("t").unwrap());
+    let phone = phone_packets(30);
+    for (enabled, idle, relays) in [
+        (false, "t", false),
+        (true, "gone", false),
+        (true, "t", true),
+    ] {
+        let start = Instant::now() + Duration::from_millis(100);
+        settings.live.enabled = enabled;
+        settings.live.idle = Some(heapless::String::try_from(idle).unwrap());
+        let state = BoxState::new();
+        let mut sink = Recorder::default();
+        let mut live = ScriptedLive::default();
+        for (t, p) in &phone {
+            live.datagrams
+                .push_back((start + Duration::from_micros(*t), p.clone()));
+        }
+        let status = match on_mock_clock(
+            select(run_player(&store, &state, &mut sink, &mut live), async {
+                live_at_power_up(&store, &state, &settings).await;
+                Timer::at(start + Duration::from_secs(2)).await;
+                state.live_status()
+            }),
+            MS,
+            LIMIT,
+        ) {
+            Either::First(never) => never,
+            Either::Second(status) => status,
+        };
+        assert_eq!(status.is_some(), relays, "live {enabled}, idle {idle}");
+        // Relaying at once (buffer 0): every phone frame out untouched.
+        // Then the phone stops: the fallback's frames follow its last.
+        assert_eq!(
+            sink.sent.len() >= phone.len(),
+            relays,
+            "live {enabled}, idle {idle}: {} sent",
+            sink.sent.len()
+        );
+        assert!(relays || sink.sent.is_empty());
+        assert!(
+            sink.sent
+                .iter()
+                .zip(&phone)
+                .all(|(s, (_, p))| &s.bytes == p),
+            "untouched and in order"
+        );
+    }
+}
