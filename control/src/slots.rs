@@ -17,12 +17,13 @@
 //!    first); among that address's connections (or, with one address,
 //!    all): first one that has had [`GRACE`] to say `Hello` and has not
 //!    (the oldest first); else one that said it and has sent nothing for
-//!    [`GRACE`] (the quietest first); else the least recent of the rest (by
-//!    when it opened, or its last request). So nobody holds the door,
-//!    neither with idle sockets nor by saying `Hello` and asking for the
-//!    status every few seconds: an operator always finds a slot, its
-//!    `Hello` comes within a round trip, and its own requests keep it the
-//!    most recent.
+//!    [`GRACE`] (the quietest first); else one that has not said `Hello`
+//!    yet (the oldest first); else the least recent of the rest (by its
+//!    last request). So nobody holds the door, neither with idle sockets
+//!    nor by saying `Hello` and asking for the status every few seconds:
+//!    an operator always finds a slot, its `Hello` comes within a round
+//!    trip, and once answered it outlasts every newcomer that has not
+//!    spoken while its own requests keep it recent.
 //! 4. A newcomer that finds no free slot (the last one was just taken) is
 //!    refused, unless its address holds fewer connections than another
 //!    address: then one of that address's connections is closed (as in
@@ -273,7 +274,8 @@ impl<const N: usize> Slots<N> {
                 let tier = match (young, h.hello) {
                     (false, false) => 0,
                     (false, true) => 1,
-                    (true, _) => 2,
+                    (true, false) => 2,
+                    (true, true) => 3,
                 };
                 (Reverse(self.count(h.source)), tier, since)
             })

@@ -33,6 +33,8 @@ fn got(a: Admission) -> Option<Opened> {
 const A: [u8; 4] = [10, 0, 0, 1];
 const B: [u8; 4] = [10, 0, 0, 2];
 const OPERATOR: [u8; 4] = [10, 0, 0, 9];
+/// How often `llv` tries a connection again (`host/src/boxctl/client.rs`).
+const OPERATOR_RETRIES: u32 = 3;
 
 #[test]
 fn a_newcomer_taking_the_last_slot_closes_the_oldest_without_hello_else_the_quietest() {
@@ -133,6 +135,23 @@ fn a_newcomer_taking_the_last_slot_closes_the_oldest_without_hello_else_the_quie
 }
 
 #[test]
+fn a_connection_answered_within_grace_outlasts_a_newer_one_without_hello() {
+    let mut s = Slots::new([None; 3]);
+    got(s.open(Door::Control, A, at(0)));
+    // The operator's Hello, answered; its Status is on its way.
+    s.request(0, true, at(10));
+    got(s.open(Door::Control, A, at(20)));
+    // The last slot: the newer connection that has not said Hello goes.
+    assert_eq!(
+        got(s.open(Door::Control, A, at(30))),
+        Some(Opened {
+            slot: 2,
+            close: Some(1)
+        })
+    );
+}
+
+#[test]
 fn the_box_keeps_a_slot_free_at_each_door() {
     let doors = [
         Some(Door::Control),
@@ -198,8 +217,10 @@ enum Role {
     Poller { period_ms: u64 },
     /// Opens a connection and never sends; opens another `reopen_ms` after it is closed.
     Idle { reopen_ms: u64 },
-    /// `llv box ADDR status` every second: Hello, Status, close; a refused
-    /// connection is tried again 50 ms later.
+    /// `llv box ADDR status` every second, as `llv` runs it: Hello, Status,
+    /// close; a connection refused, or closed before its Hello is answered,
+    /// is tried again after 100, 200 and 400 ms, then the run fails; so is
+    /// the Status (read-only) when its connection is closed before its answer.
     Operator,
 }
 
@@ -221,8 +242,15 @@ struct Net<const N: usize> {
     seq: u64,
     /// Operator: (asked at, answered at) of every status.
     answered: Vec<(u64, u64)>,
-    /// Operator runs closed before their answer.
-    cut: u32,
+    /// Operator runs that failed: refused or closed four times before the
+    /// Hello's answer, or four times before the Status's.
+    failed: u32,
+    /// Operator connections tried again.
+    retried: u32,
+    /// Tries the operator's current run has left, and whether the box
+    /// answered its Hello.
+    tries_left: u32,
+    hello_answered: bool,
     asked_at: Option<u64>,
     rtt_ms: u64,
 }
@@ -236,7 +264,10 @@ impl<const N: usize> Net<N> {
             queue: BinaryHeap::new(),
             seq: 0,
             answered: Vec::new(),
-            cut: 0,
+            failed: 0,
+            retried: 0,
+            tries_left: OPERATOR_RETRIES,
+            hello_answered: false,
             asked_at: None,
             rtt_ms,
         };
@@ -265,11 +296,33 @@ impl<const N: usize> Net<N> {
         match self.clients[c].0 {
             Role::Poller { period_ms } => self.at(now + period_ms, Event::Connect(c)),
             Role::Idle { reopen_ms } => self.at(now + reopen_ms, Event::Connect(c)),
-            Role::Operator => {
-                self.cut += 1;
-                self.at(now + 50, Event::Connect(c));
-            }
+            Role::Operator => self.retry(c, now),
         }
+    }
+
+    /// The operator's connection was refused or closed before its answer:
+    /// `llv` tries again, or gives up.
+    fn retry(&mut self, c: usize, now: u64) {
+        if self.tries_left == 0 {
+            return self.fail(c, now);
+        }
+        self.retried += 1;
+        let wait = 100 << (OPERATOR_RETRIES - self.tries_left);
+        self.tries_left -= 1;
+        self.at(now + wait, Event::Connect(c));
+    }
+
+    /// The operator's run failed; the next starts a second after it began.
+    fn fail(&mut self, c: usize, now: u64) {
+        self.failed += 1;
+        let asked = self.asked_at.take().unwrap_or(now);
+        self.next_run(c, asked);
+    }
+
+    fn next_run(&mut self, c: usize, asked: u64) {
+        self.tries_left = OPERATOR_RETRIES;
+        self.hello_answered = false;
+        self.at(asked + 1000, Event::Connect(c));
     }
 
     fn run(&mut self, until_ms: u64) {
@@ -303,14 +356,13 @@ impl<const N: usize> Net<N> {
                                 self.at(t + self.rtt_ms, Event::Hello(c));
                             }
                         }
-                        None => {
-                            let retry = match role {
-                                Role::Poller { period_ms } => period_ms,
-                                Role::Idle { reopen_ms } => reopen_ms.max(1),
-                                Role::Operator => 50,
-                            };
-                            self.at(t + retry, Event::Connect(c));
-                        }
+                        None => match role {
+                            Role::Poller { period_ms } => self.at(t + period_ms, Event::Connect(c)),
+                            Role::Idle { reopen_ms } => {
+                                self.at(t + reopen_ms.max(1), Event::Connect(c))
+                            }
+                            Role::Operator => self.retry(c, t),
+                        },
                     }
                 }
                 Event::Hello(c) | Event::Request(c) => {
@@ -321,6 +373,11 @@ impl<const N: usize> Net<N> {
                     match self.clients[c].0 {
                         Role::Poller { period_ms } => self.at(t + period_ms, Event::Request(c)),
                         Role::Operator if matches!(e, Event::Hello(_)) => {
+                            // Answered: the Status's tries start.
+                            if !self.hello_answered {
+                                self.hello_answered = true;
+                                self.tries_left = OPERATOR_RETRIES;
+                            }
                             self.at(t + self.rtt_ms, Event::Request(c))
                         }
                         Role::Operator => self.at(t + self.rtt_ms, Event::Done(c)),
@@ -334,7 +391,7 @@ impl<const N: usize> Net<N> {
                     self.slots.release(slot);
                     let asked = self.asked_at.take().unwrap_or(t);
                     self.answered.push((asked, t));
-                    self.at(asked + 1000, Event::Connect(c));
+                    self.next_run(c, asked);
                 }
             }
         }
@@ -365,14 +422,11 @@ fn crowd(reopen_ms: u64, door_of: impl Fn(usize) -> Door) -> Vec<(Role, [u8; 4],
 fn assert_operator_always_gets_in<const N: usize>(net: &Net<N>, runs: usize) {
     assert!(
         net.answered.len() >= runs,
-        "{} statuses, {} cut",
+        "{} statuses, {} failed",
         net.answered.len(),
-        net.cut
+        net.failed
     );
-    assert_eq!(
-        net.cut, 0,
-        "operator connections closed before their answer"
-    );
+    assert_eq!(net.failed, 0, "operator runs failed");
     let worst = net.answered.iter().map(|(a, b)| b - a).max().unwrap();
     // Two round trips when a slot is free; a refused try costs 50 ms.
     assert!(worst <= 500, "the operator waited {worst} ms");
@@ -400,10 +454,15 @@ fn the_operator_always_gets_into_the_box_beside_a_crowd() {
     // are opened again a second after each close. (Faster, on one address,
     // they can outpace a round trip to the box's three control slots: on a
     // real network the address rule makes such a laptop close its own.)
-    let clients = crowd(1000, |i| if i % 4 == 0 { Door::Osc } else { Door::Control });
-    let mut net = Net::new(Slots::new(doors), clients, 5);
-    net.run(120_000);
-    assert_operator_always_gets_in(&net, 115);
+    // Round trips of 5 ms, and of 40 ms (QEMU beside two busy cores): the
+    // operator's connection is closed for room now and then, before its
+    // Hello's answer or its Status's, and `llv` tries again in time.
+    for rtt_ms in [5, 40] {
+        let clients = crowd(1000, |i| if i % 4 == 0 { Door::Osc } else { Door::Control });
+        let mut net = Net::new(Slots::new(doors), clients, rtt_ms);
+        net.run(120_000);
+        assert_operator_always_gets_in(&net, 115);
+    }
 }
 
 #[test]

@@ -25,6 +25,7 @@ const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
 pub struct BoxClient {
     stream: TcpStream,
     addr: SocketAddr,
+    token: Option<String>,
     buf: Vec<u8>,
 }
 
@@ -84,6 +85,7 @@ impl BoxClient {
         let mut client = BoxClient {
             stream,
             addr,
+            token: token.map(str::to_string),
             buf: vec![0; PREFIX_LEN + MAX_FRAME],
         };
         let hello = Request::Hello {
@@ -125,8 +127,25 @@ impl BoxClient {
     }
 
     /// Sends `request`; an error response becomes an error naming the request.
+    /// A request that changes nothing (see [`read_only`]) whose connection the
+    /// box closes before answering (to make room for a newcomer) is sent again on a
+    /// new connection, at most [`RETRIES`] times.
     pub fn call(&mut self, request: &Request<'_>) -> Result<Response> {
-        match self.exchange(request)? {
+        let mut answer = self.exchange(request);
+        let mut wait = RETRY_AFTER;
+        for _ in 0..RETRIES {
+            match &answer {
+                Err(e) if read_only(request) && was_reset(e) => {}
+                _ => break,
+            }
+            std::thread::sleep(wait);
+            wait *= 2;
+            answer = Self::open(self.addr, self.token.as_deref()).and_then(|fresh| {
+                *self = fresh;
+                self.exchange(request)
+            });
+        }
+        match answer? {
             Response::Error { code, detail } if detail.is_empty() => {
                 bail!("the box refused {}: {code}", name_of(request))
             }
@@ -252,6 +271,19 @@ fn was_reset(e: &anyhow::Error) -> bool {
                     | std::io::ErrorKind::UnexpectedEof
             )
         })
+}
+
+/// Whether `request` changes nothing on the box, so that sending it twice is
+/// the same as sending it once.
+fn read_only(request: &Request<'_>) -> bool {
+    matches!(
+        request,
+        Request::Status
+            | Request::List
+            | Request::ListPage { .. }
+            | Request::GetSettings
+            | Request::Clock
+    )
 }
 
 fn name_of(request: &Request<'_>) -> &'static str {
