@@ -37,7 +37,6 @@ step "clippy llv-hal-mps2"
 cargo clippy --release -p llv-hal-mps2 -- -D warnings
 step "clippy llv-box-qemu"
 cargo clippy --release -p llv-box-qemu --all-targets -- -D warnings
-cargo clippy --release -p llv-box-qemu --all-targets --features test-faults -- -D warnings
 step "clippy llv-box-nucleo"
 cargo clippy --release -p llv-box-nucleo --all-targets -- -D warnings
 

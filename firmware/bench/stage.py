@@ -2,8 +2,7 @@
 """Figures for the box on a stage, under QEMU: what flash work, a crowd of
 idle connections and a hang cost the show.
 
-Boots firmware/target/thumbv7em-none-eabihf/release/llv-box-qemu (and, for the
-watchdog, the `test-faults` build in firmware/target/test-faults/) on fresh
+Boots firmware/target/thumbv7em-none-eabihf/release/llv-box-qemu on fresh
 flash files with the control port forwarded to 127.0.0.1, drives it with the
 release `llv` (both built by stage.sh), and prints:
 
@@ -31,7 +30,6 @@ HERE = Path(__file__).resolve().parent
 FIRMWARE = HERE.parent
 ROOT = FIRMWARE.parent
 ELF = FIRMWARE / "target/thumbv7em-none-eabihf/release/llv-box-qemu"
-FAULTS_ELF = FIRMWARE / "target/test-faults/thumbv7em-none-eabihf/release/llv-box-qemu"
 LLV = ROOT / "target/release/llv"
 DAO = ROOT / "examples/dao.gesichter"
 BIG = ROOT / "examples/debug-all-blendshapes.gesichter"
@@ -156,12 +154,12 @@ def watchdog_recovery(runs):
         with tempfile.TemporaryDirectory() as d:
             flash = f"{d}/flash.bin"
             sock, target = receiver()
-            with Box(FAULTS_ELF, flash) as box:
+            with Box(ELF, flash) as box:
                 box.llv("flash", str(DAO), "--box", box.addr())
                 box.llv("box", box.addr(), "config", "targets", target, "autoplay", "dao",
                         "autoplay-loops", "0")
             drain(sock, 0.5)
-            with Box(FAULTS_ELF, flash, "hang_after_ms=4000"):
+            with Box(ELF, flash, "hang_after_ms=4000"):
                 times = drain(sock, 15.0)
             gap = max(b - a for a, b in zip(times, times[1:]))
             gaps.append(gap)

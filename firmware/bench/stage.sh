@@ -6,5 +6,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 (cd .. && cargo build --release -p llv --bin llv)
 cargo build --release -p llv-box-qemu
-CARGO_TARGET_DIR=target/test-faults cargo build --release -p llv-box-qemu --features test-faults
 python3 bench/stage.py --runs "${RUNS:-3}"

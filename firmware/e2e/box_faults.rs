@@ -40,7 +40,6 @@ use llv_tests::{example, llv_packets};
 
 use flash_box::*;
 use llv_tests::flash_box;
-use llv_tests::qemu;
 
 /// A box with a static address and no gateway: 192.0.2.1 has no route.
 const NO_GATEWAY: &str = "dhcp=off static=10.0.2.15/24 gw=none";
@@ -225,11 +224,10 @@ fn a_factory_reset_clears_the_settings_and_keeps_the_takes() {
 
 #[test]
 fn the_watchdog_restarts_a_hung_box_which_plays_again() {
-    let elf = qemu::build_firmware_with(&llv_tests::repo_root(), &["test-faults"]);
     let dir = tempfile::tempdir().unwrap();
     let flash = dir.path().join("flash.bin");
     let (socket, target) = receiver();
-    let b = QemuBox::boot_with(&elf, &flash, "");
+    let b = QemuBox::boot_with(firmware(), &flash, "");
     flash_dao(&b);
     b.llv(&[
         "box",
@@ -270,7 +268,7 @@ fn the_watchdog_restarts_a_hung_box_which_plays_again() {
         }
         got
     });
-    let b = QemuBox::boot_with(&elf, &flash, "hang_after_ms=5000");
+    let b = QemuBox::boot_with(firmware(), &flash, "hang_after_ms=5000");
     let got = receiving.join().unwrap();
     let (gap_at, gap) = got
         .windows(2)

@@ -1,8 +1,7 @@
 //! firmware/README.md's QEMU walk-through runs as written, twice in a row:
 //! the box playing its built-in take to a receiver, the box on a flash file
 //! driven by `llv` from a second terminal (stopped as Ctrl-C stops it), and
-//! the `test-faults` build into its own target folder, which leaves the
-//! normal image as it was. Only paths and ports change: the walk-through's
+//! the injected hang that the watchdog ends (once). Only paths and ports change: the walk-through's
 //! folder becomes the test's, UDP 11111 a free port, the box's control port
 //! the one its runner printed.
 
@@ -95,10 +94,6 @@ fn run(script: &str, dir: &Path, path: &str, limit: Duration) {
     );
 }
 
-fn digest(path: &Path) -> Vec<u8> {
-    std::fs::read(path).unwrap_or_default()
-}
-
 #[test]
 fn the_qemu_walk_through_runs_clean_twice() {
     let root = repo_root();
@@ -167,14 +162,39 @@ fn the_qemu_walk_through_runs_clean_twice() {
             "the box did not stop on Ctrl-C"
         );
     }
-    // The test-faults build goes to its own folder: the normal image stays.
-    let image = firmware.join("target/thumbv7em-none-eabihf/release/llv-box-qemu");
-    let before = digest(&image);
-    let build = faults[0].lines().next().expect("the build line");
-    assert!(build.contains("--target-dir target/test-faults"), "{build}");
-    run(build, &firmware, &path, Duration::from_secs(900));
-    assert_eq!(digest(&image), before, "the normal image was replaced");
-    assert!(firmware
-        .join("target/test-faults/thumbv7em-none-eabihf/release/llv-box-qemu")
-        .is_file());
+    // The injected hang: the watchdog resets the box, which boots again
+    // and says so; Ctrl-C ends it.
+    assert_eq!(faults.len(), 1, "{faults:?}");
+    let mut hung = Shell::start(&local(&faults[0]), &firmware, &path, Stdio::piped());
+    let out = hung.0.stdout.take().unwrap();
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let end = Instant::now() + Duration::from_secs(120);
+    let mut log = Vec::new();
+    let mut reset = false;
+    while Instant::now() < end {
+        let Ok(line) = lines.recv_timeout(end.saturating_duration_since(Instant::now())) else {
+            break;
+        };
+        reset |= line.contains("reset by the watchdog");
+        let up_again = reset && line.contains("MAC ");
+        log.push(line);
+        if up_again {
+            break;
+        }
+    }
+    assert!(
+        log.last().is_some_and(|l| reset && l.contains("MAC ")),
+        "no boot after a watchdog reset in:\n{}",
+        log.join("\n")
+    );
+    hung.signal(libc::SIGINT);
+    assert!(
+        hung.wait(Duration::from_secs(30)).is_some(),
+        "the box did not stop on Ctrl-C"
+    );
 }

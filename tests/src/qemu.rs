@@ -1,5 +1,4 @@
-//! QEMU in the tests: the firmware built once per feature set, a box booted
-//! with its log decoded (`llv_qemu_box`, the runner people use too).
+//! QEMU in the tests: the firmware built, a box booted with its log decoded (`llv_qemu_box`, the runner people use too).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -26,25 +25,11 @@ pub fn spawn_box(elf: &Path, nic: &str, append: &str) -> QemuBox {
 
 /// Builds the QEMU firmware in release (a no-op when up to date) and returns the ELF.
 pub fn build_firmware(root: &Path) -> PathBuf {
-    build_firmware_with(root, &[])
-}
-
-/// Builds the QEMU firmware in release with cargo `features`, each feature set
-/// in a target directory of its own (so tests running at once never see one
-/// set's image replaced by another's), and returns the ELF.
-pub fn build_firmware_with(root: &Path, features: &[&str]) -> PathBuf {
     let firmware = root.join("firmware");
-    let target_dir = match features {
-        [] => firmware.join("target"),
-        _ => firmware.join("target").join(features.join("+")),
-    };
+    let target_dir = firmware.join("target");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command.args(["build", "--release", "-p", "llv-box-qemu"]);
-    if !features.is_empty() {
-        command.arg("--features").arg(features.join(","));
-    }
-    let mut build = command
+    let mut build = Command::new(cargo)
+        .args(["build", "--release", "-p", "llv-box-qemu"])
         .current_dir(&firmware)
         .env("CARGO_TARGET_DIR", &target_dir)
         .stdin(Stdio::null())

@@ -14,9 +14,9 @@
 //!   comes up, and the box reports it unusable);
 //! - `factory_reset=on`: clear the stored settings at power-up, keep the
 //!   takes (what holding the NUCLEO's USER button does);
-//! - `hang_after_ms=N` (feature `test-faults` only): N ms after a boot that
-//!   the watchdog did not cause, the executor spins forever with interrupts
-//!   enabled, as a task stuck in a loop would.
+//! - `hang_after_ms=N`: N ms after a boot that the watchdog did not cause,
+//!   the executor spins forever with interrupts enabled, as a task stuck in
+//!   a loop would (the watchdog's test; only this emulated board has it).
 
 use embassy_time::Duration;
 use heapless::{String, Vec};
@@ -42,7 +42,6 @@ pub struct BoardKeys {
     /// `factory_reset=on`.
     pub factory_reset: bool,
     /// `hang_after_ms=`.
-    #[cfg(feature = "test-faults")]
     pub hang_after: Option<Duration>,
 }
 
@@ -58,7 +57,6 @@ pub fn split(line: &str) -> Result<(BoardKeys, String<CMDLINE_MAX>), &str> {
         card_power_up: None,
         card_parts: 0,
         factory_reset: false,
-        #[cfg(feature = "test-faults")]
         hang_after: None,
     };
     let mut rest = String::new();
@@ -110,7 +108,6 @@ pub fn split(line: &str) -> Result<(BoardKeys, String<CMDLINE_MAX>), &str> {
             };
             continue;
         }
-        #[cfg(feature = "test-faults")]
         if let Some(ms) = word.strip_prefix("hang_after_ms=") {
             keys.hang_after = Some(millis(ms).ok_or(word)?);
             continue;

@@ -10,9 +10,9 @@
 //! opened leaves the box on the network with an unusable store, and
 //! `factory_reset=on` clears the stored settings (not the takes), as the
 //! NUCLEO's USER button does. The watchdog, fed by `llv_box::watchdog::keep`,
-//! restarts a hung box, which says so in `Status`. With the `test-faults`
-//! feature, `hang_after_ms=N` hangs the executor N ms after a boot the
-//! watchdog did not cause (see [`board_keys`]).
+//! restarts a hung box, which says so in `Status`; `hang_after_ms=N` hangs
+//! the executor N ms after a boot the watchdog did not cause, to show it
+//! (see [`board_keys`]; the NUCLEO has no such key).
 //!
 //! Without `flash=`, the box plays the built-in take and, when playback ends
 //! (it does unless `loop=forever`), QEMU exits through semihosting with a
@@ -141,7 +141,6 @@ async fn boot(spawner: Spawner) {
         seed,
     );
 
-    #[cfg(feature = "test-faults")]
     if let (Some(after), ResetCause::PowerOn) = (keys.hang_after, reset_cause) {
         spawner.spawn(hang_task(after).unwrap());
     }
@@ -248,9 +247,8 @@ async fn store_task(
     semihosting::exit(1);
 }
 
-/// Test fault: from `after` past boot on, never yield again (interrupts
-/// stay enabled, so only the watchdog ends it).
-#[cfg(feature = "test-faults")]
+/// An injected hang: from `after` past boot on, never yield again
+/// (interrupts stay enabled, so only the watchdog ends it).
 #[embassy_executor::task]
 async fn hang_task(after: Duration) -> ! {
     embassy_time::Timer::at(embassy_time::Instant::from_ticks(0) + after).await;
