@@ -36,7 +36,7 @@ use llv_core::settings::{Setting, StaticAddress, Target};
 use llv_tests::doors::{
     call, hello_from, operator_statuses, osc, percentile, push_latencies, Crowd, OscUdp,
 };
-use llv_tests::{example, llv_packets};
+use llv_tests::{example, live, llv_packets};
 
 use flash_box::*;
 use llv_tests::flash_box;
@@ -95,38 +95,18 @@ fn a_dead_target_holds_up_no_other_and_a_stop_ends_playback_at_once() {
 
     // Stop: the frames stop at once (what was in flight aside: at most the
     // target socket's queue, `llv_box::sink::TX_PACKETS`, 4 datagrams).
-    // Every arrival is timed as it comes, so the frames sent while `llv box
-    // stop` ran (a busy host takes a while to start it) are not counted as
-    // after it; those that arrive in the second after it answered are.
-    let listening = socket.try_clone().unwrap();
-    listening
-        .set_read_timeout(Some(Duration::from_millis(50)))
-        .unwrap();
-    let done = Arc::new(AtomicBool::new(false));
-    let arrivals = {
-        let done = done.clone();
-        std::thread::spawn(move || {
-            let mut at = Vec::new();
-            let mut buf = [0u8; 2048];
-            let end = Instant::now() + Duration::from_secs(60);
-            while !done.load(Ordering::Relaxed) && Instant::now() < end {
-                if listening.recv(&mut buf).is_ok() {
-                    at.push(Instant::now());
-                }
-            }
-            at
-        })
-    };
+    // Every arrival is timed as it comes (until a second passes without
+    // one), so the frames sent while `llv box stop` ran (a busy host takes a
+    // while to start it) are not counted as after it.
+    let receiving = live::receive(socket, Duration::from_secs(1), Duration::from_secs(30));
     b.llv(&["box", "{box}", "stop"]).success();
     let stopped = Instant::now();
-    std::thread::sleep(Duration::from_secs(1));
-    done.store(true, Ordering::Relaxed);
-    let at = arrivals.join().unwrap();
-    let after = at.iter().filter(|t| **t > stopped).count();
+    let got = receiving.join();
+    let after = got.iter().filter(|(at, _)| *at > stopped).count();
     assert!(
         after <= 4,
         "{after} frames after the stop ({} while it ran)",
-        at.len() - after
+        got.len() - after
     );
     let status = b.json(&["box", "{box}", "status", "--json"]);
     assert_eq!(status["playing"], serde_json::Value::Null, "{status}");
