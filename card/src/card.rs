@@ -20,16 +20,18 @@ use embassy_time::{Duration, Instant};
 use heapless::{String, Vec};
 use llv_core::packet::MAX_LEN;
 use llv_core::take::{
-    FrameEntry, TakeHeader, Upload as Contract, UploadError, ENTRY_LEN, NAME_LEN,
+    FrameEntry, TakeError, TakeHeader, Upload as Contract, UploadError, ENTRY_LEN, NAME_LEN,
 };
 
-use crate::dir::rename;
+use crate::convert::{Convert, Stage, PER_STEP, PIECE};
+use crate::dir::{rename, Cursor};
 use crate::error::{CardError, CardFault, Failure, SHORT};
 use crate::fat::{read_chain, Chain, Dir, Volume};
 use crate::index::{name_hash, read_header, CardTake, Index};
+use crate::journal::{journal_number, live_name, Journal, Split};
 use crate::mount::{MountError, Mounted};
-use crate::names::FILE_LEN;
-use crate::port::{BlockError, CardDriver, CardPort};
+use crate::names::{from_short, FILE_LEN};
+use crate::port::{BlockError, CardDriver, CardPort, BLOCK};
 use crate::scan::{Scan, Step};
 use crate::upload::Writer;
 
@@ -121,6 +123,10 @@ pub struct Card<D: CardDriver> {
     upload: Option<Uploading>,
     /// The entry of a dropped upload's file, deleted at the next step.
     discard: Option<u32>,
+    /// The live recording's journal.
+    recording: Option<Journal>,
+    /// A journal being made a take.
+    convert: Option<Convert>,
     fault: Option<CardFault>,
     bad: BadFiles,
     next_id: u32,
@@ -145,6 +151,8 @@ impl<D: CardDriver> Card<D> {
             scan: None,
             upload: None,
             discard: None,
+            recording: None,
+            convert: None,
             fault: None,
             bad: BadFiles::default(),
             next_id: 0,
@@ -259,6 +267,9 @@ impl<D: CardDriver> Card<D> {
             }
             return Scanned::Reading;
         }
+        if self.convert.is_some() && self.mounted.is_some() {
+            return self.convert_step().await;
+        }
         let look = self.looked.is_none_or(|at| at.elapsed() >= LOOK_EVERY);
         if !self.scanning() && look {
             self.looked = Some(Instant::now());
@@ -296,7 +307,9 @@ impl<D: CardDriver> Card<D> {
         let (Some(scan), Some(m)) = (self.scan.as_mut(), self.mounted.as_mut()) else {
             return Scanned::Idle;
         };
-        let step = scan.step(self.port, m, &mut self.index, busy, repair).await;
+        let step = scan
+            .step(self.port, m, &mut self.index, &busy, repair)
+            .await;
         match step {
             Ok(Step::Reading) => Scanned::Reading,
             Ok(Step::Done) => {
@@ -304,6 +317,10 @@ impl<D: CardDriver> Card<D> {
                 Scanned::Done
             }
             Ok(Step::Removed { file }) => Scanned::Removed { file },
+            Ok(Step::Journal { entry }) => {
+                self.convert = Some(Convert::new(entry));
+                Scanned::Reading
+            }
             Ok(Step::Checked { file, verdict }) => {
                 if let Err(fault) = &verdict {
                     self.bad.count += 1;
@@ -342,12 +359,15 @@ impl<D: CardDriver> Card<D> {
         }
     }
 
-    /// The entry the scan passes over: the file being written or to be deleted.
-    fn busy(&self) -> Option<u32> {
-        self.upload
-            .as_ref()
-            .map(|u| u.writer.entry)
-            .or(self.discard)
+    /// The entries the scan passes over: the files being written or to be
+    /// deleted, the journal being recorded or made a take.
+    fn busy(&self) -> [Option<u32>; 4] {
+        [
+            self.upload.as_ref().map(|u| u.writer.entry),
+            self.discard,
+            self.recording.as_ref().map(|j| j.entry),
+            self.convert.as_ref().map(|c| c.journal.index),
+        ]
     }
 
     /// Deletes the file a dropped upload left.
@@ -644,11 +664,260 @@ impl<D: CardDriver> Card<D> {
         if let Some(up) = self.upload.take() {
             self.discard = Some(up.writer.entry);
         }
+        let _ = self.end_recording().await;
         let _ = self.tidy().await;
         if let Some(m) = self.mounted.as_mut() {
             let _ = m.settle(self.port).await;
         }
         self.port
+    }
+
+    /// Starts recording the live stream to a new journal (made a take when
+    /// the recording ends); returns the take's name (`live-0001`, the first
+    /// number no journal or take of the card has).
+    pub async fn begin_recording(&mut self) -> Result<String<NAME_LEN>, CardError> {
+        if self.mode == Mode::Read {
+            return Err(CardError::ReadOnlyMount);
+        }
+        if self.recording.is_some() {
+            return Err(CardError::Busy);
+        }
+        let journal = self.open_journal().await;
+        let journal = journal.map_err(|e| self.error(e, None))?;
+        let name = journal.name.clone();
+        self.recording = Some(journal);
+        Ok(name)
+    }
+
+    /// A new journal, numbered past every other.
+    async fn open_journal(&mut self) -> Result<Journal, Failure> {
+        let number = self.free_number().await?;
+        let m = self.mounted.as_mut().ok_or(CardError::NoCard)?;
+        let dir = m.folder_or_make(self.port).await?;
+        Journal::begin(self.port, m, dir, number).await
+    }
+
+    /// The first recording number past every journal's in the folder whose
+    /// take name no listed take has.
+    async fn free_number(&mut self) -> Result<u16, Failure> {
+        let mut n = 1u16;
+        if let (Ok(dir), Some(m)) = (self.folder(), self.mounted.as_ref()) {
+            let mut cursor = Cursor::new(dir);
+            while let Some(e) = cursor.next(self.port, &m.vol).await? {
+                if let Some(k) = journal_number(&from_short(&e.short)) {
+                    n = n.max(k.saturating_add(1));
+                }
+            }
+        }
+        while n <= 9999 {
+            if self.find(&live_name(n)).await?.is_none() {
+                return Ok(n);
+            }
+            n += 1;
+        }
+        Err(Failure::Card(CardError::Full))
+    }
+
+    /// Appends the next frame to the live recording, its record's two
+    /// blocks written by `fill` (as [`crate::journal::record_block`] does);
+    /// a frame that starts a new take ends this journal and goes into the
+    /// next. `Ok(false)`: not written (not a frame's record).
+    pub async fn record(
+        &mut self,
+        mut fill: impl FnMut(usize, &mut [u8; BLOCK]),
+    ) -> Result<bool, CardError> {
+        let appended = self.append(&mut fill).await;
+        appended.map_err(|e| self.error(e, None))
+    }
+
+    async fn append(
+        &mut self,
+        fill: &mut impl FnMut(usize, &mut [u8; BLOCK]),
+    ) -> Result<bool, Failure> {
+        let dir = self.folder()?;
+        for _ in 0..2 {
+            let (Some(journal), Some(m)) = (self.recording.as_mut(), self.mounted.as_mut()) else {
+                return Err(Failure::Card(CardError::NotRecording));
+            };
+            match journal.append(self.port, m, dir, &mut *fill).await? {
+                Ok(written) => return Ok(written),
+                Err(Split) => {
+                    journal.end(self.port, m, dir).await?;
+                    self.recording = None;
+                    self.rescan();
+                    let next = self.open_journal().await?;
+                    self.recording = Some(next);
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// The live recording: its take's name, frames and bytes on the card.
+    pub fn recording(&self) -> Option<(&str, u32, u32)> {
+        let j = self.recording.as_ref()?;
+        Some((j.name.as_str(), j.frames(), j.bytes()))
+    }
+
+    /// Ends the live recording: its journal's size written, and the card
+    /// scanned again, which makes the journal a take.
+    pub async fn end_recording(&mut self) -> Result<(), CardError> {
+        let Some(mut journal) = self.recording.take() else {
+            return Ok(());
+        };
+        let ended = async {
+            let dir = self.folder()?;
+            let m = self.mounted.as_mut().ok_or(CardError::NoCard)?;
+            journal.end(self.port, m, dir).await
+        };
+        ended.await.map_err(|e| self.error(e, None))?;
+        self.rescan();
+        Ok(())
+    }
+
+    /// Scans the folder again (what is listed stays; journals are made takes).
+    fn rescan(&mut self) {
+        if let Ok(dir) = self.folder() {
+            self.scan = Some(Scan::new(dir));
+            self.bad = BadFiles::default();
+        }
+    }
+
+    /// One piece of making a journal a take.
+    async fn convert_step(&mut self) -> Scanned {
+        let Some(mut convert) = self.convert.take() else {
+            return Scanned::Idle;
+        };
+        let file = from_short(&convert.journal.short);
+        match self.advance(&mut convert).await {
+            Ok(Some(header)) => Scanned::Checked {
+                file,
+                verdict: Ok(header),
+            },
+            Ok(None) => {
+                self.convert = Some(convert);
+                Scanned::Reading
+            }
+            // An upload of the box's own is in progress: its turn first.
+            Err(CardError::Busy) => {
+                self.convert = Some(convert);
+                Scanned::Idle
+            }
+            Err(e) => {
+                if let Stage::Write { id } = convert.stage {
+                    self.abort_upload(id);
+                }
+                let why = match e {
+                    CardError::Full => {
+                        self.fault = Some(CardFault::TooMany { file: file.clone() });
+                        return Scanned::Reading;
+                    }
+                    CardError::Image(why) => why,
+                    CardError::Upload(UploadError::Image(why)) => why,
+                    _ => return Scanned::Reading,
+                };
+                self.bad.count += 1;
+                let _ = self.bad.names.push(file.clone());
+                let fault = CardFault::BadTake {
+                    file: file.clone(),
+                    why,
+                };
+                self.fault = Some(fault.clone());
+                Scanned::Checked {
+                    file,
+                    verdict: Err(fault),
+                }
+            }
+        }
+    }
+
+    /// The next piece of `c`; its take's header once made.
+    async fn advance(&mut self, c: &mut Convert) -> Result<Option<TakeHeader>, CardError> {
+        let vol = self.vol().ok_or(CardError::NoCard)?;
+        let port = self.port;
+        let mut out = [0u8; PIECE];
+        match c.stage {
+            Stage::Open => {
+                let opened = c.open(port, &vol).await;
+                if !opened.map_err(|e| self.error(e, None))? {
+                    return Err(CardError::Image(TakeError::BadMagic));
+                }
+                c.stage = Stage::Count;
+            }
+            Stage::Count => {
+                let counted = c.count(port, &vol).await;
+                if counted.map_err(|e| self.error(e, None))? {
+                    c.rewind();
+                    c.stage = if c.frames() == 0 {
+                        Stage::Delete
+                    } else {
+                        Stage::Crc
+                    };
+                }
+            }
+            Stage::Crc => {
+                for _ in 0..PER_STEP {
+                    if c.streamed() {
+                        break;
+                    }
+                    let piece = c.piece(port, &vol, &mut out).await;
+                    piece.map_err(|e| self.error(e, None))?;
+                }
+                if c.streamed() {
+                    c.finish_crc();
+                    self.start_writing(c).await?;
+                }
+            }
+            Stage::Write { id } => {
+                for _ in 0..PER_STEP {
+                    let piece = c.piece(port, &vol, &mut out).await;
+                    let (at, n) = piece.map_err(|e| self.error(e, None))?;
+                    let Some(data) = out.get(..n).filter(|d| !d.is_empty()) else {
+                        break;
+                    };
+                    self.write_chunk(id, at, data).await?;
+                }
+                if c.streamed() {
+                    self.commit_upload(id).await?;
+                    c.stage = Stage::Delete;
+                }
+            }
+            Stage::Delete => {
+                let deleted = async {
+                    let dir = self.folder()?;
+                    let m = self.mounted.as_mut().ok_or(CardError::NoCard)?;
+                    if let Some(e) = m.entry(port, dir, c.journal.index).await? {
+                        m.delete(port, dir, &e).await?;
+                    }
+                    Ok(())
+                };
+                deleted.await.map_err(|e| self.error(e, None))?;
+                return Ok(Some(c.header()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// With the CRC streamed: the upload begun, or, when a take of the
+    /// name is listed, the journal deleted (the same image: made before a
+    /// cut) or its take renamed and its CRC streamed again.
+    async fn start_writing(&mut self, c: &mut Convert) -> Result<(), CardError> {
+        if let Some(i) = self.find(&c.name).await? {
+            let listed = self.header(i).await?;
+            if listed.crc32 == c.crc32 && listed.total_len == c.total() {
+                c.stage = Stage::Delete;
+                return Ok(());
+            }
+            let n = self.free_number().await.map_err(|e| self.error(e, None))?;
+            c.name = live_name(n);
+            c.rewind();
+            c.stage = Stage::Crc;
+            return Ok(());
+        }
+        let id = self.begin_upload(&c.name, c.total(), c.crc32).await?;
+        c.rewind();
+        c.stage = Stage::Write { id };
+        Ok(())
     }
 
     /// The takes' folder.
@@ -681,6 +950,8 @@ impl<D: CardDriver> Card<D> {
         self.scan = None;
         self.upload = None;
         self.discard = None;
+        self.recording = None;
+        self.convert = None;
     }
 
     /// The card is gone: forgets the volume and says so.

@@ -32,6 +32,8 @@ pub enum CardError {
     Busy,
     /// No upload of that id.
     NoUpload,
+    /// No live recording on the card.
+    NotRecording,
     /// The take's file has the read-only attribute (set on a computer).
     ReadOnly {
         /// Its 8.3 name.
@@ -60,6 +62,7 @@ impl fmt::Display for CardError {
             CardError::FolderFull => write!(f, "no room for another file in {DIR}"),
             CardError::Busy => f.write_str("another upload to the card is in progress"),
             CardError::NoUpload => f.write_str("no upload in progress"),
+            CardError::NotRecording => f.write_str("no live recording on the card"),
             CardError::ReadOnly { file } => write!(
                 f,
                 "{DIR}/{file} has the read-only attribute: clear it on a computer first"

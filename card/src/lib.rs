@@ -12,6 +12,9 @@
 //! | [`card`] | the library ([`Card`]): mount, scan, play, upload, delete, a card pulled out |
 //! | [`scan`] | the scan of a card that came in: each take file checked once, litter passed over |
 //! | [`upload`] | an upload's file, written a block at a time, the magic last |
+//! | [`journal`] | the live recording: frames appended to a journal file, its size kept up to date every second |
+//! | [`convert`] | a journal made a take, a piece at a time, through the upload contract |
+//! | [`grow`] | a file growing a block at a time: its clusters allocated and chained |
 //! | [`index`] | the bounded index of a card's takes in RAM, headers read from the card |
 //! | [`mount`] | a mounted volume: allocation, deletes and the free count kept right |
 //! | [`dir`] | directory entries: read with their long names' place, made, deleted |
@@ -26,13 +29,16 @@
 #![warn(missing_docs)]
 
 pub mod card;
+pub mod convert;
 pub mod dir;
 pub mod error;
 pub mod fat;
 pub mod format;
+pub mod grow;
 #[cfg(feature = "std")]
 pub mod image;
 pub mod index;
+pub mod journal;
 pub mod mount;
 pub mod names;
 pub mod port;

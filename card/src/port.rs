@@ -179,6 +179,26 @@ impl<B: Blocks> CardPort<B> {
         Ok(())
     }
 
+    /// Writes block `block` as `f` fills it (from zeros, nothing read
+    /// first), then lets the other tasks run once, as [`CardPort::write`].
+    pub async fn fill(
+        &self,
+        block: u32,
+        f: impl FnOnce(&mut [u8; BLOCK]),
+    ) -> Result<(), BlockError> {
+        {
+            let mut guard = self.state.lock().await;
+            let s = &mut *guard;
+            s.fetched = None;
+            s.block.0 = [0; BLOCK];
+            f(&mut s.block.0);
+            s.blocks.write(u64::from(block), &s.block).await?;
+            s.fetched = Some(block);
+        }
+        embassy_futures::yield_now().await;
+        Ok(())
+    }
+
     /// Runs `f` on block `block` and writes what it made of it back.
     pub async fn modify<R>(
         &self,

@@ -7,6 +7,11 @@
 //! or that is 0 bytes long (an upload's file until its first size update;
 //! an empty file holds nothing to lose).
 //!
+//! A live journal ([`crate::journal`]) is handed to the card to be made a
+//! take in a second pass, once every take is listed (so a take a cut left
+//! with the journal's name is found), when the card is mounted for writing;
+//! it is passed over when the card is mounted for reading.
+//!
 //! Litter laptops leave ([`is_litter`]) and folders are passed over; a file
 //! that does not check out is reported and the scan goes on past it. An
 //! upload cut short (its magic never written) is removed when the card is
@@ -20,6 +25,7 @@ use crate::dir::{Cursor, Entry};
 use crate::error::{CardFault, Failure};
 use crate::fat::{read_chain, Chain, Dir};
 use crate::index::{name_hash, read_header, Index};
+use crate::journal::journal_number;
 use crate::mount::Mounted;
 use crate::names::{from_short, is_litter, is_take_file, FILE_LEN};
 use crate::port::{CardDriver, CardPort};
@@ -48,6 +54,12 @@ pub enum Step {
         /// The 8.3 file name it had.
         file: String<FILE_LEN>,
     },
+    /// A live journal to be made a take ([`crate::convert`]; only when
+    /// the card is mounted for writing).
+    Journal {
+        /// Its directory entry.
+        entry: Entry,
+    },
     /// Scanned through.
     Done,
 }
@@ -66,6 +78,10 @@ pub struct Scan {
     folder: Dir,
     cursor: Cursor,
     checking: Option<Checking>,
+    /// Whether the takes are all listed and the pass is for journals.
+    journals: bool,
+    /// Whether the pass for takes met a journal.
+    met_journal: bool,
 }
 
 impl Scan {
@@ -75,6 +91,8 @@ impl Scan {
             folder,
             cursor: Cursor::new(folder),
             checking: None,
+            journals: false,
+            met_journal: false,
         }
     }
 
@@ -86,11 +104,11 @@ impl Scan {
         port: &CardPort<D>,
         m: &mut Mounted,
         index: &mut Index,
-        busy: Option<u32>,
+        busy: &[Option<u32>],
         repair: bool,
     ) -> Result<Step, Failure> {
         let Some(checking) = self.checking.as_mut() else {
-            return self.next_file(port, m, index, busy).await;
+            return self.next_file(port, m, index, busy, repair).await;
         };
         let mut buf = [0u8; SCAN_READ];
         let mut read = 0;
@@ -180,24 +198,40 @@ impl Scan {
     }
 
     /// Finds the next take file (passing over litter, folders, what is
-    /// listed and `busy`); [`Step::Done`] at the folder's end.
+    /// listed and `busy`), or a journal when `repair`; [`Step::Done`] at
+    /// the folder's end.
     async fn next_file<D: CardDriver>(
         &mut self,
         port: &CardPort<D>,
         m: &Mounted,
         index: &Index,
-        busy: Option<u32>,
+        busy: &[Option<u32>],
+        repair: bool,
     ) -> Result<Step, Failure> {
         for _ in 0..ENTRIES_STEP {
             let Some(entry) = self.cursor.next(port, &m.vol).await? else {
+                if self.met_journal && repair && !self.journals {
+                    // Every take listed: the journals' names are checked
+                    // against them all.
+                    self.journals = true;
+                    self.cursor = Cursor::new(self.folder);
+                    return Ok(Step::Reading);
+                }
                 return Ok(Step::Done);
             };
             let file = from_short(&entry.short);
-            let take = entry.is_file()
-                && is_take_file(&file)
+            let ours = entry.is_file()
                 && !is_litter(entry.first_char)
-                && !index.has_entry(entry.index)
-                && busy != Some(entry.index);
+                && !busy.contains(&Some(entry.index));
+            if ours && journal_number(&file).is_some() {
+                self.met_journal = true;
+                if self.journals {
+                    return Ok(Step::Journal { entry });
+                }
+                continue;
+            }
+            let take =
+                ours && !self.journals && is_take_file(&file) && !index.has_entry(entry.index);
             if !take {
                 continue;
             }

@@ -15,6 +15,7 @@ use llv_core::take::{TakeHeader, MAGIC};
 use crate::dir::{file_entry, set_entry, Cursor};
 use crate::error::{CardError, Failure};
 use crate::fat::Dir;
+use crate::grow::Growing;
 use crate::mount::Mounted;
 use crate::names::{file_name, from_short, to_short, FILE_LEN};
 use crate::port::{BlockBuf, CardDriver, CardPort, BLOCK};
@@ -28,17 +29,11 @@ pub struct Writer {
     pub file: String<FILE_LEN>,
     /// Its directory entry's place in the folder.
     pub entry: u32,
-    /// Its first cluster (0 until one is allocated).
-    first: u32,
-    /// The cluster being written.
-    cluster: u32,
-    /// Clusters `0..=straight` are contiguous.
-    straight: u32,
+    /// Its clusters and blocks.
+    grown: Growing,
     /// The block being filled, and how far.
     block: BlockBuf,
     filled: usize,
-    /// Whole blocks written.
-    blocks: u32,
 }
 
 /// What a committed upload left on the card.
@@ -66,12 +61,9 @@ impl Writer {
         Ok(Writer {
             file,
             entry,
-            first: 0,
-            cluster: 0,
-            straight: 0,
+            grown: Growing::default(),
             block: BlockBuf([0; BLOCK]),
             filled: 0,
-            blocks: 0,
         })
     }
 
@@ -103,34 +95,18 @@ impl Writer {
         m: &mut Mounted,
         dir: Dir,
     ) -> Result<(), Failure> {
-        let per = m.vol.per_cluster;
-        let within = self.blocks % per;
-        if within == 0 {
-            let c = m.allocate(port).await?.ok_or(CardError::NoSpace)?;
-            if self.first == 0 {
-                self.first = c;
-                set_entry(port, &m.vol, dir, self.entry, c, 0).await?;
-            } else {
-                m.fat.set(port, &m.vol, self.cluster, c).await?;
-                let index = self.blocks / per;
-                if self.straight + 1 == index && Some(c) == self.cluster.checked_add(1) {
-                    self.straight = index;
-                }
-            }
-            self.cluster = c;
-        }
-        if self.blocks == 0 {
+        let block = self.grown.next_block(port, m, dir, self.entry).await?;
+        if self.grown.blocks == 0 {
             // The magic is written last, at the commit.
             self.block.0[..MAGIC.len()].fill(0);
         }
-        let block = m.vol.block_of(self.cluster, within)?;
         port.write(block, &self.block.0).await?;
-        self.blocks += 1;
+        self.grown.wrote();
         self.filled = 0;
-        let bytes = self.blocks * BLOCK as u32;
+        let bytes = self.grown.bytes();
         if bytes.is_multiple_of(FLUSH_EVERY) {
             m.fat.flush(port, &m.vol).await?;
-            set_entry(port, &m.vol, dir, self.entry, self.first, bytes).await?;
+            set_entry(port, &m.vol, dir, self.entry, self.grown.first, bytes).await?;
         }
         Ok(())
     }
@@ -149,15 +125,15 @@ impl Writer {
         }
         m.fat.flush(port, &m.vol).await?;
         let total = header.total_len;
-        set_entry(port, &m.vol, dir, self.entry, self.first, total).await?;
-        let magic_at = m.vol.block_of(self.first, 0)?;
+        set_entry(port, &m.vol, dir, self.entry, self.grown.first, total).await?;
+        let magic_at = m.vol.block_of(self.grown.first, 0)?;
         port.modify(magic_at, |b| b[..MAGIC.len()].copy_from_slice(&MAGIC))
             .await?;
         m.settle(port).await?;
         Ok(Committed {
             header,
-            first: self.first,
-            straight: self.straight,
+            first: self.grown.first,
+            straight: self.grown.straight,
             entry: self.entry,
         })
     }
