@@ -753,6 +753,19 @@ impl<D: CardDriver> Card<D> {
         Ok(false)
     }
 
+    /// Brings the live recording's size on the card up to date when it is
+    /// due (the phone may pause: what came before is kept all the same).
+    pub async fn sync_recording(&mut self) -> Result<(), CardError> {
+        let synced = async {
+            let dir = self.folder()?;
+            match (self.recording.as_mut(), self.mounted.as_mut()) {
+                (Some(journal), Some(m)) => journal.sync_due(self.port, m, dir).await,
+                _ => Ok(()),
+            }
+        };
+        synced.await.map_err(|e| self.error(e, None))
+    }
+
     /// The live recording: its take's name, frames and bytes on the card.
     pub fn recording(&self) -> Option<(&str, u32, u32)> {
         let j = self.recording.as_ref()?;

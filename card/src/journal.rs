@@ -1,7 +1,8 @@
 //! The live recording on the card (the box's black box): each frame of the
 //! live stream appended as it arrives to a journal file of the takes'
-//! folder, `LIVEnnnn.LLJ`, the file's size brought up to date at least
-//! every [`SYNC_EVERY`], so a power cut loses at most the last second. A
+//! folder, `LIVEnnnn.LLJ`, the file's size brought up to date every
+//! [`SYNC_EVERY`] (half a second), so a power cut loses at most the last
+//! second. A
 //! journal is made a take when its recording ends, or at the next scan after
 //! a cut ([`crate::convert`]).
 //!
@@ -40,8 +41,10 @@ pub const JOURNAL_EXT: &str = "LLJ";
 /// Longest stretch one take of a recording holds (a take's frame times are
 /// u32 µs): a longer recording goes on in the next journal.
 pub const SPLIT_US: u32 = 3_600_000_000;
-/// Longest a recorded frame waits before the file's size covers it.
-pub const SYNC_EVERY: Duration = Duration::from_secs(1);
+/// Longest a recorded frame waits before the file's size covers it (half
+/// the second a power cut may cost, the other half for the queue and the
+/// frame that comes after it).
+pub const SYNC_EVERY: Duration = Duration::from_millis(500);
 
 /// A record's head.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -293,10 +296,22 @@ impl Journal {
         self.grown.wrote();
         self.last_us = head.time_us;
         self.frames += 1;
-        if self.synced_at.elapsed() >= SYNC_EVERY {
+        self.sync_due(port, m, dir).await?;
+        Ok(Ok(true))
+    }
+
+    /// Writes the FAT and the file's size if frames were written since
+    /// they were last, [`SYNC_EVERY`] ago or more.
+    pub async fn sync_due<D: CardDriver>(
+        &mut self,
+        port: &CardPort<D>,
+        m: &mut Mounted,
+        dir: Dir,
+    ) -> Result<(), Failure> {
+        if self.synced_bytes != self.written() && self.synced_at.elapsed() >= SYNC_EVERY {
             self.sync(port, m, dir).await?;
         }
-        Ok(Ok(true))
+        Ok(())
     }
 
     /// Writes the FAT and the file's size: every record written is kept.

@@ -1,7 +1,9 @@
 //! The card's keeper: mounts a card that comes in and checks its takes a
 //! piece at a time ([`llv_card::Card::step`]), letting the player and
-//! the doors at the library between pieces; notices a card pulled out; and
-//! plays the autoplay take once the first card scan since power-up found it.
+//! the doors at the library between pieces; notices a card pulled out;
+//! writes the live recording's frames to the card ([`crate::black_box`]);
+//! and plays the autoplay take once the first card scan since power-up
+//! found it.
 //!
 //! A card is initialised (which takes up to its 1 s power-up) before the
 //! keeper takes the library ([`llv_card::CardPort::look`]), so the doors
@@ -11,11 +13,13 @@
 //! and less often, down to once every [`BACKOFF_MAX`], and `Status` reports
 //! it unusable until it comes up or leaves the slot.
 
+use embassy_futures::select::select;
 use embassy_time::{Duration, Timer};
 use embedded_storage_async::nor_flash::NorFlash;
 use llv_card::{CardDriver, CardFault, Scanned};
 use llv_core::settings::Settings;
 
+use crate::black_box::write_queued;
 use crate::device::{autoplay, BoxState};
 use crate::fmt::{info, warning};
 use crate::read_ahead::SharedLibrary;
@@ -68,6 +72,11 @@ pub async fn keep_card<F: NorFlash, D: CardDriver>(
     let mut autoplayed = false;
     let mut backoff = Backoff::new();
     loop {
+        // The live recording's frames go first: its queue is small.
+        if write_queued(library, &state.black_box).await {
+            embassy_futures::yield_now().await;
+            continue;
+        }
         // A card that came in initialises (up to its 1 s power-up) without
         // the library held: the doors and the player's top-up go on.
         let slot = library.lock().await.card.slot_to_look_at();
@@ -122,7 +131,7 @@ pub async fn keep_card<F: NorFlash, D: CardDriver>(
                         BACKOFF_MAX.as_secs()
                     );
                 }
-                Timer::after(wait).await;
+                select(Timer::after(wait), state.black_box.wait()).await;
             }
         }
     }

@@ -30,6 +30,7 @@ use llv_core::control::{
 use llv_core::relay::Relay;
 use llv_core::settings::{LiveSpec, Loops, Sender, Settings, Target, BOX_NAME_LEN, MAX_TARGETS};
 
+use crate::black_box::BlackBox;
 use crate::chase_feed::ChaseFeed;
 use crate::chaser::chase;
 use crate::fmt::{info, warning};
@@ -88,6 +89,8 @@ pub struct BoxState {
     pub timecode: ChaseFeed,
     /// How the live relay stands, while it runs.
     live: Shared<Option<LiveStatus>>,
+    /// The live recording's queue to the card.
+    pub black_box: BlackBox,
 }
 
 impl BoxState {
@@ -107,6 +110,7 @@ impl BoxState {
             name: BlockingMutex::new(RefCell::new(None)),
             timecode: ChaseFeed::new(),
             live: BlockingMutex::new(RefCell::new(None)),
+            black_box: BlackBox::new(),
         }
     }
 
@@ -467,8 +471,13 @@ async fn run_live<F: NorFlash, D: CardDriver, K: PacketSink, L: LiveInput>(
     let from = spec.from.map(|ip| IpAddr::V4(Ipv4Addr::from(ip)));
     let mut engine = Relay::new(spec.config(), spec.subject.as_deref(), from);
     let started_ms = Instant::now().as_millis();
+    let black_box = spec.record.then_some(&state.black_box);
+    if let Some(b) = black_box {
+        b.set_on(true);
+    }
     let mut report = |relay: &Relay| {
-        let status = LiveStatus::of(relay, started_ms, 0);
+        let recorded = black_box.map_or(0, |b| u64::from(b.bytes()));
+        let status = LiveStatus::of(relay, started_ms, recorded);
         state.live.lock(|l| *l.borrow_mut() = Some(status));
     };
     report(&engine);
@@ -482,6 +491,7 @@ async fn run_live<F: NorFlash, D: CardDriver, K: PacketSink, L: LiveInput>(
                 sink,
                 targets,
                 Some(&mut source),
+                black_box,
                 &mut report,
             );
             select(relaying, state.commands.wait()).await
@@ -493,12 +503,16 @@ async fn run_live<F: NorFlash, D: CardDriver, K: PacketSink, L: LiveInput>(
                 sink,
                 targets,
                 None,
+                black_box,
                 &mut report,
             );
             select(relaying, state.commands.wait()).await
         }
     };
     input.close();
+    if let Some(b) = black_box {
+        b.set_on(false);
+    }
     state.live.lock(|l| *l.borrow_mut() = None);
     state.read_ahead.short.store(false, Ordering::Relaxed);
     let counts = engine.counts();

@@ -14,7 +14,8 @@
 //! | [`power_up`] | one power-up of the box, with its store or with the built-in take |
 //! | [`net`] | network bring-up: DHCP or the static address |
 //! | [`library`] | flash and card as one take library ([`library::BoxLibrary`]) |
-//! | [`card_keeper`] | the card: scans at insertion, notices a pull, autoplays from it |
+//! | [`card_keeper`] | the card: scans at insertion, notices a pull, autoplays from it, writes the black box |
+//! | [`black_box`] | the live recording: frames queued by the relay for the card's journal |
 //! | [`device`] | the box as the control session sees it: its player task and autoplay |
 //! | [`door_slots`] | the box's TCP slots (control and OSC), kept by the one door policy |
 //! | [`listener`] | the TCP control port |
@@ -36,6 +37,7 @@
 
 mod fmt;
 
+pub mod black_box;
 pub mod boot;
 #[cfg(feature = "builtin")]
 pub mod builtin;

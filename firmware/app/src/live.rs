@@ -10,11 +10,13 @@ use embassy_futures::select::select;
 use embassy_net::udp::{PacketMetadata, UdpSocket};
 use embassy_net::Stack;
 use embassy_time::{Duration, Instant, Timer};
+use llv_card::journal::Stamp;
 use llv_core::blendshape::COUNT;
 use llv_core::packet::{FaceFrame, MAX_LEN};
 use llv_core::relay::{Arrived, Idle, Relay};
 use llv_core::settings::Target;
 
+use crate::black_box::BlackBox;
 use crate::sink::PacketSink;
 use crate::source::FrameSource;
 
@@ -155,7 +157,8 @@ impl<S: FrameSource> IdleFeed<'_, S> {
 
 /// Relays from `input` (listening already) to `targets` through `sink`
 /// (opened already) with the engine `relay`, the `idle` take's frames
-/// covering a dropout, forever: the caller ends it by dropping the future.
+/// covering a dropout, the live frames handed to `black_box` when it
+/// records, forever: the caller ends it by dropping the future.
 /// `report` gets the engine about four times a second.
 pub async fn relay<S: FrameSource, K: PacketSink, L: LiveInput>(
     relay: &mut Relay,
@@ -163,6 +166,7 @@ pub async fn relay<S: FrameSource, K: PacketSink, L: LiveInput>(
     sink: &mut K,
     targets: &[Target],
     idle: Option<&mut S>,
+    black_box: Option<&BlackBox>,
     report: &mut dyn FnMut(&Relay),
 ) -> ! {
     let epoch = Instant::now();
@@ -177,13 +181,23 @@ pub async fn relay<S: FrameSource, K: PacketSink, L: LiveInput>(
     let mut out = [0u8; MAX_LEN];
     feed.refill(&mut out).await;
     let mut report_at = Instant::now();
+    let mut stamp = Stamp::default();
     loop {
         let due = relay.next_due().map(|us| epoch + Duration::from_micros(us));
         let wake = due.map_or(report_at, |d| d.min(report_at));
         let arrival = input.receive(|bytes, from| {
             let at = micros(Instant::now());
-            if relay.arrive(at, bytes, from) == Arrived::PassOn {
-                offer(sink, targets, bytes);
+            match relay.arrive(at, bytes, from) {
+                Arrived::PassOn => offer(sink, targets, bytes),
+                Arrived::Face => {
+                    // Recorded as it arrived (the clock wraps in the
+                    // journal's u32 µs: differences do not).
+                    let head = black_box.and_then(|_| stamp.stamp(at as u32, bytes));
+                    if let (Some(b), Some(head)) = (black_box, head) {
+                        b.keep(&head, bytes);
+                    }
+                }
+                Arrived::Skipped => {}
             }
         });
         // A timer that wins leaves the datagram in the socket for the next turn.

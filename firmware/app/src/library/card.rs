@@ -16,7 +16,7 @@ pub fn card_error(e: &CardError, name: &str) -> Refusal {
         | CardError::Damaged
         | CardError::ReadOnlyMount => ErrorCode::Flash,
         CardError::Full | CardError::NoSpace | CardError::FolderFull => ErrorCode::NoSpace,
-        CardError::Busy | CardError::NoUpload => ErrorCode::UploadOrder,
+        CardError::Busy | CardError::NoUpload | CardError::NotRecording => ErrorCode::UploadOrder,
         CardError::ReadOnly { .. } => ErrorCode::Invalid,
         CardError::Image(llv_core::take::TakeError::Crc { .. }) => ErrorCode::Crc,
         CardError::Image(_) => ErrorCode::BadImage,
