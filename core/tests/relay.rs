@@ -217,6 +217,9 @@ fn a_buffer_sends_on_an_exact_period_from_jittered_arrivals() {
         assert_eq!(relay.counts().lost, 1);
         assert_eq!(relay.counts().underruns, 0, "buffer {buffer}");
         assert_eq!(relay.counts().made, 0);
+        // Polled at each tick: none late.
+        assert_eq!(relay.counts().late, 0);
+        assert_eq!(relay.counts().worst_late_us, 0);
         assert_eq!(sent.len(), input.len());
         let in_gaps: Vec<f64> = input.windows(2).map(|w| (w[1].0 - w[0].0) as f64).collect();
         let out_gaps: Vec<f64> = sent.windows(2).map(|w| (w[1].0 - w[0].0) as f64).collect();
@@ -250,6 +253,29 @@ fn a_buffer_sends_on_an_exact_period_from_jittered_arrivals() {
             );
         }
     }
+}
+
+#[test]
+fn a_frame_sent_after_its_tick_is_counted_late() {
+    let input = arrivals(2.0, 0, &[]);
+    let config = RelayConfig {
+        buffer: 2,
+        ..RelayConfig::default()
+    };
+    let mut relay = Relay::new(config, None, None);
+    let mut out = [0u8; MAX_LEN];
+    for (at, bytes) in &input[..10] {
+        relay.arrive(*at, bytes, PHONE);
+    }
+    // Polled 5 ms after the first tick was due: that frame is late, by 5 ms.
+    let due = relay.next_due().unwrap();
+    assert!(relay.poll(due + 5_000, &mut NoIdle, &mut out).is_some());
+    assert_eq!(relay.counts().late, 1);
+    assert_eq!(relay.counts().worst_late_us, 5_000);
+    // The next on time (1.5 ms after its tick is not late).
+    let due = relay.next_due().unwrap();
+    assert!(relay.poll(due + 1_500, &mut NoIdle, &mut out).is_some());
+    assert_eq!(relay.counts().late, 1);
 }
 
 /// Where each dropout's output went: the first made frame, the frame that

@@ -1,13 +1,14 @@
 //! End to end: the box under QEMU records the live phone to its card (the
 //! black box, `live-record on`). The real phone take (30 Hz numbered at
-//! 60 fps, ±8 ms of jitter) goes to the box's forwarded live port; `live
-//! off` makes the recording the take `live-0001`, whose frames are those that
-//! arrived, bit-exact. A second recording is cut by a power cut (QEMU
+//! 60 fps, ±8 ms of jitter) goes to the box's forwarded live port, and a
+//! datagram that is not a face; `live off` makes the recording the take
+//! `live-0001`, whose frames are the face frames that arrived, bit-exact. A second recording is cut by a power cut (QEMU
 //! killed) while the phone sends; after the reboot the box makes its journal
 //! the take `live-0002`: every frame but those of the last second before the
 //! cut, bit-exact. The card, read on the host afterwards, is clean for
 //! `fsck.fat -n`. Prints the relay's output interval and latency without and
-//! with the recording, and what the power cut lost.
+//! with the recording, the box's own count of late frames, and what the
+//! power cut lost.
 //!
 //! Needs `qemu-system-arm` and the `thumbv7em-none-eabihf` target. Lives in
 //! the root `tests` crate.
@@ -99,21 +100,55 @@ fn relay_once(
     )
     .join()
     .unwrap();
+    // Not a face: counted, never recorded.
+    std::net::UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .send_to(b"not a face", to)
+        .unwrap();
     let last = &sent.last().unwrap().1;
     assert!(
         got.wait_for(last, Duration::from_secs(10)),
         "the phone's last frame never went out"
     );
     let live = status_when(b, Duration::from_secs(5), |s| {
-        s["live"]["frames_in"] == sent.len()
+        s["live"]["frames_in"] == sent.len() && s["live"]["not_face"] == 1
     })["live"]
         .clone();
     assert_eq!(live["frames_in"], sent.len(), "{live}");
+    assert_eq!(live["not_face"], 1, "{live}");
     b.llv(&["box", "{box}", "live", "off"]).success();
     status_when(b, Duration::from_secs(10), |s| s["live"].is_null());
     let got = got.join();
     let figures = measure(&sent, &got, &[], &|_| false, 10, 1.5);
     (sent, figures, live)
+}
+
+/// The box's own count at the end of relay `n` (from 1): frames more than
+/// 2 ms late and the latest, in µs (its log line "live relay off: ...").
+fn box_late(b: &QemuBox, n: usize) -> (u64, u64) {
+    let end = Instant::now() + Duration::from_secs(10);
+    loop {
+        let lines: Vec<String> = b
+            .qemu
+            .log()
+            .into_iter()
+            .filter(|l| l.contains("live relay off"))
+            .collect();
+        if let Some(line) = lines.get(n - 1) {
+            let number_before = |word: &str| -> u64 {
+                let at = line.find(word).unwrap_or_else(|| panic!("{line}"));
+                let head = line[..at].trim_end();
+                let digits = head.rsplit(|c: char| !c.is_ascii_digit()).next().unwrap();
+                digits.parse().unwrap_or_else(|_| panic!("{line}"))
+            };
+            return (number_before(" more than 2 ms late"), number_before(" us)"));
+        }
+        assert!(
+            Instant::now() < end,
+            "no line {n} of the relay's end: {lines:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 #[test]
@@ -144,6 +179,15 @@ fn the_box_records_the_phone_to_its_card_and_a_power_cut_keeps_all_but_the_last_
     // 1 KiB a frame, and block 0.
     assert!(live["recorded_bytes"].as_u64() > Some(512), "{live}");
     wait_listed(&b, "live-0001", Duration::from_secs(60));
+    let late = [box_late(&b, 1), box_late(&b, 2)];
+    for (what, late) in [("without", late[0]), ("with", late[1])] {
+        eprintln!(
+            "box, buffer 2, {what} the recording, the box's count: {} frames more than 2 ms late, \
+             the latest {:.1} ms",
+            late.0,
+            late.1 as f64 / 1e3
+        );
+    }
     for (what, f) in [("without", &without), ("with", &with)] {
         eprintln!(
             "box, buffer 2, {what} the recording: interval p99 deviation in {:.2} ms, out {:.2} ms; \

@@ -3,6 +3,10 @@
 
 use heapless::Deque;
 
+/// A re-clocked frame sent this long after its tick is late, µs (the
+/// box's rule for a playback's frames).
+pub const LATE_US: u64 = 2_000;
+
 /// Switches the log keeps (the latest; the counts keep every one).
 pub const SWITCH_LOG: usize = 8;
 
@@ -49,6 +53,11 @@ pub struct RelayCounts {
     /// Output ticks that found the buffer empty though the source was not
     /// silent (a frame later than the buffer allows).
     pub underruns: u64,
+    /// Frames sent more than [`LATE_US`] after their tick (re-clocked
+    /// output only: without a buffer a frame goes when it arrives).
+    pub late: u64,
+    /// The latest a frame was sent after its tick, µs.
+    pub worst_late_us: u64,
     /// Switches to the fallback.
     pub fallbacks: u32,
     /// Returns to the live source.
@@ -58,6 +67,15 @@ pub struct RelayCounts {
 }
 
 impl RelayCounts {
+    /// Counts a frame of the tick `tick` sent at `now_us`.
+    pub(crate) fn sent_at(&mut self, tick: u64, now_us: u64) {
+        let late = now_us.saturating_sub(tick);
+        if late > LATE_US {
+            self.late += 1;
+        }
+        self.worst_late_us = self.worst_late_us.max(late);
+    }
+
     /// Counts a switch and logs it, forgetting the oldest when the log is full.
     pub(crate) fn switch(&mut self, kind: SwitchKind, at_us: u64) {
         match kind {

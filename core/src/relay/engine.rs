@@ -290,6 +290,7 @@ impl Relay {
             Mode::Fallback { since } => {
                 self.next_tick = Some(tick + period);
                 self.fallback_values(tick, since, idle);
+                self.counts.sent_at(tick, now_us);
                 self.send_made(tick, out)
             }
             _ => {
@@ -314,6 +315,7 @@ impl Relay {
                 };
                 let target = held.at + u64::from(self.config.buffer) * period;
                 self.next_tick = Some(self.slew.next_tick(tick, period, target));
+                self.counts.sent_at(tick, now_us);
                 self.send_live(held, tick, tick, idle, out)
             }
         }

@@ -12,7 +12,7 @@ use embassy_sync::blocking_mutex::Mutex;
 use embassy_sync::signal::Signal;
 use embedded_storage_async::nor_flash::NorFlash;
 use llv_card::journal::{Head, HEAD};
-use llv_card::{CardDriver, BLOCK};
+use llv_card::{CardDriver, CardError, BLOCK};
 
 use crate::fmt::{info, warning};
 use crate::read_ahead::SharedLibrary;
@@ -74,12 +74,17 @@ impl Ring {
 /// The queue between the relay and the card, and the recording's counts.
 pub struct BlackBox {
     ring: Mutex<CriticalSectionRawMutex, RefCell<Ring>>,
-    /// Wakes the keeper: frames queued, or the recording's end.
+    /// Wakes the keeper: the relay sent, or the recording began or ended.
     wake: Signal<CriticalSectionRawMutex, ()>,
+    /// The relay just sent: the card may write until its next send.
+    clear: AtomicBool,
     /// Whether the relay records.
     on: AtomicBool,
     /// Frames the queue or the card lost since the recording began.
     lost: AtomicU32,
+    /// The card refused the recording's journal: its frames are dropped
+    /// (counted) until the next recording.
+    refused: AtomicBool,
     /// Bytes of the recording on the card.
     bytes: AtomicU32,
 }
@@ -94,8 +99,10 @@ impl BlackBox {
                 used: 0,
             })),
             wake: Signal::new(),
+            clear: AtomicBool::new(false),
             on: AtomicBool::new(false),
             lost: AtomicU32::new(0),
+            refused: AtomicBool::new(false),
             bytes: AtomicU32::new(0),
         }
     }
@@ -105,18 +112,34 @@ impl BlackBox {
         if on {
             self.lost.store(0, Ordering::Relaxed);
             self.bytes.store(0, Ordering::Relaxed);
+            self.refused.store(false, Ordering::Relaxed);
         }
         self.on.store(on, Ordering::Relaxed);
         self.wake.signal(());
     }
 
-    /// Queues a live frame with its head; never waits (a full queue loses it).
+    /// Queues a live frame with its head; never waits (a full queue loses
+    /// it). The card hears of it at [`BlackBox::sent`].
     pub fn keep(&self, head: &Head, packet: &[u8]) {
         let kept = self.ring.lock(|r| r.borrow_mut().push(head, packet));
         if !kept {
             self.lost.fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// The relay sent what was due: the card may write what is queued (and
+    /// the journal's size) now, a period away from the next send (a card
+    /// that holds the processor while it writes, as QEMU's does, then
+    /// delays no frame).
+    pub fn sent(&self) {
+        self.clear.store(true, Ordering::Relaxed);
         self.wake.signal(());
+    }
+
+    /// Whether the queue is over half full (written then even between
+    /// sends: a lost frame is worse than a late one).
+    fn filling(&self) -> bool {
+        self.ring.lock(|r| r.borrow().used > QUEUE / 2)
     }
 
     /// Bytes of the recording on the card.
@@ -166,62 +189,74 @@ impl Default for BlackBox {
 }
 
 /// Writes what the relay queued to the card's journal (a few frames at a
-/// time), beginning the journal at the first frame and ending it (which
-/// makes it a take) once the relay stopped recording and the queue is empty.
-/// `true` while frames are left.
+/// time): the journal is begun as soon as the relay records (before its
+/// first frame, so its making delays none), and ended (which makes it a
+/// take) once the relay stopped recording and the queue is empty. `true`
+/// while frames are left.
 pub async fn write_queued<F: NorFlash, D: CardDriver>(
     library: &SharedLibrary<F, D>,
     black_box: &BlackBox,
 ) -> bool {
+    let on = black_box.on.load(Ordering::Relaxed);
+    if on && !black_box.refused.load(Ordering::Relaxed) {
+        let mut library = library.lock().await;
+        if library.card.recording().is_none() {
+            match library.card.begin_recording().await {
+                Ok(name) => info!("black box: recording {=str}", name.as_str()),
+                Err(e) => {
+                    // No card, or none that takes it: tried once a
+                    // recording, its frames lost (and counted).
+                    let why = match e {
+                        CardError::NoCard | CardError::Removed => "no card",
+                        CardError::FolderFull | CardError::NoSpace => "the card is full",
+                        _ => "the card refused its journal",
+                    };
+                    warning!("black box: no recording: {=str}", why);
+                    black_box.refused.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+    // Frames go to the card just after the relay sent (the next send a
+    // period away), when the queue fills, or once the relay stopped.
+    let clear = black_box.clear.swap(false, Ordering::Relaxed) || !on || black_box.filling();
     for _ in 0..WRITE_BURST {
-        if !black_box.pending() {
+        if !clear || !black_box.pending() {
             break;
         }
         let mut library = library.lock().await;
         let card = &mut library.card;
-        if card.recording().is_none() {
-            match card.begin_recording().await {
-                Ok(name) => info!("black box: recording {=str}", name.as_str()),
-                Err(_) => {
-                    // No card, or none that takes it: the frame is lost.
-                    black_box.pop();
-                    black_box.lost.fetch_add(1, Ordering::Relaxed);
-                    continue;
-                }
-            }
-        }
-        let written = card.record(|k, b| black_box.front_block(k, b)).await;
+        let written = match card.recording() {
+            Some(_) => card.record(|k, b| black_box.front_block(k, b)).await,
+            None => Ok(false),
+        };
         black_box.pop();
-        match written {
-            Ok(true) => {}
-            Ok(false) | Err(_) => {
-                black_box.lost.fetch_add(1, Ordering::Relaxed);
-            }
+        if !matches!(written, Ok(true)) {
+            black_box.lost.fetch_add(1, Ordering::Relaxed);
         }
         if let Some((_, _, bytes)) = card.recording() {
             black_box.bytes.store(bytes, Ordering::Relaxed);
         }
     }
-    if black_box.pending() {
+    if clear && black_box.pending() {
         return true;
     }
-    if black_box.on.load(Ordering::Relaxed) {
-        let mut library = library.lock().await;
+    let mut library = library.lock().await;
+    if on {
+        if !clear {
+            return false;
+        }
         if library.card.recording().is_some() && library.card.sync_recording().await.is_err() {
             warning!("black box: the card did not take the recording's size");
         }
-    } else {
-        let mut library = library.lock().await;
-        let ended = library.card.recording().map(|(_, frames, _)| frames);
-        if let Some(frames) = ended {
-            let lost = black_box.lost();
-            match library.card.end_recording().await {
-                Ok(()) => info!(
-                    "black box: ended with {=u32} frames, {=u32} lost",
-                    frames, lost
-                ),
-                Err(_) => warning!("black box: the card did not take the recording's end"),
-            }
+    } else if let Some((_, frames, _)) = library.card.recording() {
+        let lost = black_box.lost();
+        match library.card.end_recording().await {
+            Ok(()) => info!(
+                "black box: ended with {=u32} frames, {=u32} lost",
+                frames, lost
+            ),
+            Err(_) => warning!("black box: the card did not take the recording's end"),
         }
     }
     false

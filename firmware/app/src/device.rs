@@ -517,8 +517,8 @@ async fn run_live<F: NorFlash, D: CardDriver, K: PacketSink, L: LiveInput>(
     state.read_ahead.short.store(false, Ordering::Relaxed);
     let counts = engine.counts();
     info!(
-        "live relay off: {} frames in, {} out, {} fallbacks",
-        counts.frames_in, counts.frames_out, counts.fallbacks
+        "live relay off: {} frames in, {} out, {} fallbacks, {} more than 2 ms late (latest {} us)",
+        counts.frames_in, counts.frames_out, counts.fallbacks, counts.late, counts.worst_late_us
     );
     match outcome {
         Either::First(never) => never,

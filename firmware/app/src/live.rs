@@ -202,8 +202,13 @@ pub async fn relay<S: FrameSource, K: PacketSink, L: LiveInput>(
         });
         // A timer that wins leaves the datagram in the socket for the next turn.
         let _ = select(arrival, Timer::at(wake)).await;
+        let mut sent = false;
         while let Some(len) = relay.poll(micros(Instant::now()), &mut feed, &mut out) {
             offer(sink, targets, out.get(..len).unwrap_or_default());
+            sent = true;
+        }
+        if let (true, Some(b)) = (sent, black_box) {
+            b.sent();
         }
         feed.refill(&mut out).await;
         let now = Instant::now();

@@ -164,6 +164,11 @@ pub fn run(args: &Args) -> Result<()> {
         counts.dropped
     );
     text += &format!(
+        "re-clocked frames more than 2 ms late {}, latest {:.1} ms\n",
+        counts.late,
+        counts.worst_late_us as f64 / 1000.0
+    );
+    text += &format!(
         "fallbacks {}, returns {}\n",
         counts.fallbacks, counts.returns
     );
