@@ -208,8 +208,7 @@ fn the_box_records_the_phone_to_its_card_and_a_power_cut_keeps_all_but_the_last_
     let sending = send_as_phone(frames, to.clone(), start, 0.008, vec![]);
     let cut_at = start + Duration::from_secs(6);
     std::thread::sleep(cut_at.saturating_duration_since(Instant::now()));
-    let b = b.power_cycle(firmware(), &flash, &words);
-    let cut = Instant::now();
+    let (b, cut) = b.power_cycle_timed(firmware(), &flash, &words);
     let second = sending.join().unwrap();
     wait_listed(&b, "live-0002", Duration::from_secs(60));
     let mut listed = names(&b);

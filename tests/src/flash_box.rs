@@ -142,6 +142,12 @@ impl QemuBox {
     /// back at its address; tries three times should QEMU not get a port
     /// back at once.
     pub fn power_cycle(self, elf: &Path, flash: &Path, words: &str) -> QemuBox {
+        self.power_cycle_timed(elf, flash, words).0
+    }
+
+    /// [`QemuBox::power_cycle`], and the instant the old QEMU was gone (the
+    /// power cut's moment, before the boot that follows).
+    pub fn power_cycle_timed(self, elf: &Path, flash: &Path, words: &str) -> (QemuBox, Instant) {
         let ports = (
             self.port,
             self.osc,
@@ -151,9 +157,10 @@ impl QemuBox {
             self.live,
         );
         drop(self);
+        let cut = Instant::now();
         for _ in 0..3 {
             if let Some(b) = Self::boot_on(elf, flash, words, ports) {
-                return b;
+                return (b, cut);
             }
             std::thread::sleep(Duration::from_millis(500));
         }

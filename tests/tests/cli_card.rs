@@ -191,3 +191,60 @@ fn an_exfat_card_is_refused_with_how_to_prepare_it() {
 fn assert_clean(card: &std::path::Path) {
     llv_tests::card::assert_clean(card);
 }
+
+#[test]
+fn repair_makes_a_live_recording_cut_by_a_power_cut_a_take() {
+    use llv_card::journal::{record_block, Stamp};
+    use llv_card::{Card, CardPort};
+    let dir = tempfile::tempdir().unwrap();
+    let card = dir.path().join("card.img");
+    llv_tests::card::blank_card(&card);
+    // The box records three seconds of the phone and loses its power.
+    let packets = llv_tests::recording_packets(&example("dao.gesichter"));
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&card)
+        .unwrap();
+    let image = llv_card::image::ImageFile::new(file).unwrap();
+    let port: &'static CardPort<_> = Box::leak(Box::new(CardPort::new(image)));
+    let mut c = Card::new(port);
+    embassy_futures::block_on(async {
+        for _ in 0..100 {
+            c.step().await;
+        }
+        assert_eq!(c.begin_recording().await.unwrap(), "live-0001");
+        let mut stamp = Stamp::default();
+        for (i, p) in packets.iter().take(180).enumerate() {
+            let head = stamp.stamp(i as u32 * 16_667, p).unwrap();
+            assert!(c.record(|k, b| record_block(&head, p, k, b)).await.unwrap());
+        }
+        // What the size covers: the journal's size is written at its end.
+        c.end_recording().await.unwrap();
+    });
+    drop(c);
+    let before = std::fs::read(&card).unwrap();
+    llv()
+        .args(["card", "list"])
+        .arg(&card)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("live-0001").not());
+    assert!(std::fs::read(&card).unwrap() == before, "list wrote");
+    llv()
+        .args(["card", "repair"])
+        .arg(&card)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "LLV/LIVE0001.LLJ: a live recording, now the take live-0001",
+        ));
+    assert_clean(&card);
+    llv()
+        .args(["card", "check"])
+        .arg(&card)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("live-0001"))
+        .stdout(predicate::str::contains("1 takes, all check out"));
+}

@@ -13,6 +13,7 @@ use anyhow::{anyhow, bail, ensure, Context, Result};
 use clap::{Args, Subcommand};
 use llv_card::format::{format, Plan};
 use llv_card::image::{on_image, ImageFile};
+use llv_card::journal::journal_number;
 use llv_card::names::{file_name, is_take_file, DIR, TEMP};
 use llv_card::{CardError, CardFault, CardPort, Mode, Scanned};
 use llv_core::control::MAX_CHUNK;
@@ -74,8 +75,9 @@ Examples:
         /// The card: a mounted card's folder, or a FAT16/FAT32 image file.
         card: PathBuf,
     },
-    /// Remove uploads cut short (a power cut, a pulled card), as the box does
-    /// when the card goes in.
+    /// Remove uploads cut short (a power cut, a pulled card) and make the
+    /// box's live recordings left by a power cut takes, as the box does when
+    /// the card goes in.
     #[command(after_help = "\
 Examples:
   llv card repair card.img")]
@@ -275,7 +277,7 @@ fn verdicts(card: &Path) -> Result<Vec<Verdict>> {
     Ok(out)
 }
 
-/// `llv card repair`: removes uploads cut short.
+/// `llv card repair`: removes uploads cut short, makes live journals takes.
 fn repair(card: &Path) -> Result<()> {
     ensure!(
         !card.is_dir(),
@@ -283,13 +285,21 @@ fn repair(card: &Path) -> Result<()> {
         card.display()
     );
     let mut removed = Vec::new();
+    let mut recordings = Vec::new();
     let fault = on_image(
         open_image(card, true)?,
         Mode::Write,
-        |s| {
-            if let Scanned::Removed { file } = s {
-                removed.push(file.to_string());
+        |s| match s {
+            Scanned::Removed { file } => removed.push(file.to_string()),
+            Scanned::Checked { file, verdict } if journal_number(file).is_some() => {
+                recordings.push(match verdict {
+                    Ok(take) => {
+                        format!("{DIR}/{file}: a live recording, now the take {}", take.name)
+                    }
+                    Err(why) => format!("{DIR}/{file}: a live recording not made a take: {why}"),
+                });
             }
+            _ => {}
         },
         async |c| (!c.mounted()).then(|| c.fault().cloned()).flatten(),
     );
@@ -300,6 +310,9 @@ fn repair(card: &Path) -> Result<()> {
         crate::outln!("{DIR}/{file}: an upload cut short, removed");
     }
     crate::outln!("{} cut uploads removed", removed.len());
+    for line in &recordings {
+        crate::outln!("{line}");
+    }
     Ok(())
 }
 
