@@ -308,7 +308,7 @@ impl Journal {
         m: &mut Mounted,
         dir: Dir,
     ) -> Result<(), Failure> {
-        if self.synced_bytes != self.written() && self.synced_at.elapsed() >= SYNC_EVERY {
+        if self.synced_bytes != self.bytes() && self.synced_at.elapsed() >= SYNC_EVERY {
             self.sync(port, m, dir).await?;
         }
         Ok(())
@@ -321,7 +321,7 @@ impl Journal {
         m: &mut Mounted,
         dir: Dir,
     ) -> Result<(), Failure> {
-        let bytes = self.written();
+        let bytes = self.bytes();
         m.fat.flush(port, &m.vol).await?;
         set_entry(port, &m.vol, dir, self.entry, self.grown.first, bytes).await?;
         self.synced_bytes = bytes;
@@ -329,9 +329,9 @@ impl Journal {
         Ok(())
     }
 
-    /// The bytes of whole records (and block 0) written.
-    fn written(&self) -> u32 {
-        // A record cut between its two blocks is not counted.
+    /// Bytes of the journal on the card: block 0 and whole records (a record
+    /// cut between its two blocks is not counted).
+    pub fn bytes(&self) -> u32 {
         let records = self.grown.blocks.saturating_sub(1) / 2;
         (BLOCK as u32).saturating_add(records.saturating_mul(RECORD as u32))
     }
@@ -339,11 +339,6 @@ impl Journal {
     /// Frames recorded.
     pub fn frames(&self) -> u32 {
         self.frames
-    }
-
-    /// Bytes of the journal on the card.
-    pub fn bytes(&self) -> u32 {
-        self.written()
     }
 
     /// Ends the journal: its size and the FAT written, the free count right.

@@ -25,18 +25,6 @@ use llv_tests::live::{measure, phone_frames, receive, send_as_phone, Figures};
 use llv_tests::{example, recording_packets};
 use serde_json::Value;
 
-/// The box's status once `ready` holds, or after `limit`.
-fn status_when(b: &QemuBox, limit: Duration, ready: impl Fn(&Value) -> bool) -> Value {
-    let started = Instant::now();
-    loop {
-        let status = b.json(&["box", "{box}", "status", "--json"]);
-        if ready(&status) || started.elapsed() > limit {
-            return status;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
 /// The names of the box's takes.
 fn names(b: &QemuBox) -> Vec<String> {
     list(b)
@@ -88,7 +76,7 @@ fn relay_once(
     to: &str,
 ) -> (Vec<(Instant, Vec<u8>)>, Figures, Value) {
     b.llv(&["box", "{box}", "live", "on"]).success();
-    status_when(b, Duration::from_secs(10), |s| !s["live"].is_null());
+    b.status_when(Duration::from_secs(10), |s| !s["live"].is_null());
     let socket = socket.try_clone().unwrap();
     let got = receive(socket, Duration::from_secs(2), Duration::from_secs(60));
     let sent = send_as_phone(
@@ -110,14 +98,14 @@ fn relay_once(
         got.wait_for(last, Duration::from_secs(10)),
         "the phone's last frame never went out"
     );
-    let live = status_when(b, Duration::from_secs(5), |s| {
+    let live = b.status_when(Duration::from_secs(5), |s| {
         s["live"]["frames_in"] == sent.len() && s["live"]["not_face"] == 1
     })["live"]
         .clone();
     assert_eq!(live["frames_in"], sent.len(), "{live}");
     assert_eq!(live["not_face"], 1, "{live}");
     b.llv(&["box", "{box}", "live", "off"]).success();
-    status_when(b, Duration::from_secs(10), |s| s["live"].is_null());
+    b.status_when(Duration::from_secs(10), |s| s["live"].is_null());
     let got = got.join();
     let figures = measure(&sent, &got, &[], &|_| false, 10, 1.5);
     (sent, figures, live)
@@ -203,7 +191,7 @@ fn the_box_records_the_phone_to_its_card_and_a_power_cut_keeps_all_but_the_last_
 
     // A recording cut by a power cut six seconds in.
     b.llv(&["box", "{box}", "live", "on"]).success();
-    status_when(&b, Duration::from_secs(10), |s| !s["live"].is_null());
+    b.status_when(Duration::from_secs(10), |s| !s["live"].is_null());
     let start = Instant::now();
     let sending = send_as_phone(frames, to.clone(), start, 0.008, vec![]);
     let cut_at = start + Duration::from_secs(6);

@@ -28,19 +28,6 @@ const K: usize = 10;
 /// What QEMU's scheduling on a busy host may add to any moment measured.
 const SLACK: f64 = 0.250;
 
-/// The box's status once `ready` holds (the player takes a command a moment
-/// after the box answered it), or after 10 s.
-fn status_when(b: &QemuBox, ready: impl Fn(&serde_json::Value) -> bool) -> serde_json::Value {
-    let started = Instant::now();
-    loop {
-        let status = b.json(&["box", "{box}", "status", "--json"]);
-        if ready(&status) || started.elapsed() > Duration::from_secs(10) {
-            return status;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
 fn values(packet: &[u8]) -> [u32; COUNT] {
     FaceFrame::decode(packet)
         .unwrap()
@@ -67,7 +54,7 @@ fn the_box_relays_the_phone_covers_dropouts_with_the_idle_take_and_returns() {
     ])
     .success();
     b.llv(&["box", "{box}", "live", "on"]).success();
-    let status = status_when(&b, |s| !s["live"].is_null());
+    let status = b.status_when(Duration::from_secs(10), |s| !s["live"].is_null());
     assert_eq!(
         status["live"]["state"], 0,
         "waiting for the phone: {status}"
@@ -90,7 +77,8 @@ fn the_box_relays_the_phone_covers_dropouts_with_the_idle_take_and_returns() {
         "the phone's last frame never went out"
     );
     // The relay reports four times a second.
-    let live = status_when(&b, |s| s["live"]["not_face"] == 1)["live"].clone();
+    let live =
+        b.status_when(Duration::from_secs(10), |s| s["live"]["not_face"] == 1)["live"].clone();
     assert_eq!(live["frames_in"], sent.len(), "{live}");
     assert_eq!(live["not_face"], 1, "{live}");
     assert_eq!(
@@ -99,7 +87,7 @@ fn the_box_relays_the_phone_covers_dropouts_with_the_idle_take_and_returns() {
         "{live}"
     );
     b.llv(&["box", "{box}", "live", "off"]).success();
-    let status = status_when(&b, |s| s["live"].is_null());
+    let status = b.status_when(Duration::from_secs(10), |s| s["live"].is_null());
     assert!(status["live"].is_null(), "{status}");
     let got = got.join();
 
@@ -153,10 +141,12 @@ fn the_box_relays_the_phone_covers_dropouts_with_the_idle_take_and_returns() {
 
     // A playback replaces the relay: one stream goes to the targets.
     b.llv(&["box", "{box}", "live", "on"]).success();
-    let status = status_when(&b, |s| !s["live"].is_null());
+    let status = b.status_when(Duration::from_secs(10), |s| !s["live"].is_null());
     assert_eq!(status["live"]["state"], 0, "{status}");
     b.llv(&["box", "{box}", "play", "dao"]).success();
-    let status = status_when(&b, |s| s["live"].is_null() && !s["playing"].is_null());
+    let status = b.status_when(Duration::from_secs(10), |s| {
+        s["live"].is_null() && !s["playing"].is_null()
+    });
     assert!(status["live"].is_null(), "{status}");
     assert_eq!(status["playing"]["take"], "dao", "{status}");
 }

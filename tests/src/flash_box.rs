@@ -226,6 +226,19 @@ impl QemuBox {
         llv().args(&args).timeout(TIMEOUT).assert()
     }
 
+    /// The box's status once `ready` holds, or the last one after `limit`
+    /// (a command the box answered reaches its player a moment later).
+    pub fn status_when(&self, limit: Duration, ready: impl Fn(&Value) -> bool) -> Value {
+        let end = Instant::now() + limit;
+        loop {
+            let status = self.json(&["box", "{box}", "status", "--json"]);
+            if ready(&status) || Instant::now() > end {
+                return status;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     pub fn json(&self, args: &[&str]) -> Value {
         let out = self.llv(args).success().get_output().stdout.clone();
         serde_json::from_slice(&out).expect("llv printed JSON")
