@@ -324,9 +324,18 @@ fn serve_relays_live_when_told_covers_a_dropout_and_records_into_its_folder() {
         std::thread::sleep(Duration::from_millis(100));
     };
     assert_eq!(live["frames_in"], sent.len(), "{live}");
-    assert_eq!(
-        (live["fallbacks"].as_u64(), live["returns"].as_u64()),
-        (Some(1), Some(1)),
+    // The dropout: one fallback and one return. A second fallback may follow
+    // the return: the phone's end, once the status is read more than the
+    // timeout after its last frame (a busy machine).
+    let switches: Vec<bool> = live["switches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s[0] == true)
+        .collect();
+    assert_eq!(live["returns"].as_u64(), Some(1), "{live}");
+    assert!(
+        switches == [true, false] || switches == [true, false, true],
         "{live}"
     );
     // The buffer holds the phone's last frames for two periods: `live off`
