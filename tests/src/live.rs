@@ -16,6 +16,23 @@ use llv_core::packet::FaceFrame;
 use crate::files::native_packets;
 use crate::phone::phone_take;
 
+/// Checks a relay's counts after the phone sent its take with `dropouts`
+/// dropouts: one fallback and one return for each; one more fallback may
+/// follow the last return: the phone's end, when the status is read more
+/// than the timeout after its last frame (a busy machine).
+pub fn assert_switches(live: &serde_json::Value, dropouts: u64) {
+    assert_eq!(live["returns"].as_u64(), Some(dropouts), "{live}");
+    let fallbacks = live["fallbacks"].as_u64();
+    let last_is_fallback = live["switches"]
+        .as_array()
+        .and_then(|s| s.last())
+        .is_some_and(|s| s[0] == true);
+    assert!(
+        fallbacks == Some(dropouts) || (fallbacks == Some(dropouts + 1) && last_is_fallback),
+        "{live}"
+    );
+}
+
 /// The phone take's first `rows` frames as packets, with when the phone
 /// sent each (s from the first, from their frame times), converted by `llv`
 /// in `dir`.
