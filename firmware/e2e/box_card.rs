@@ -16,9 +16,8 @@
 //! the card while a take plays makes no frame late by more than a frame.
 //! Every test ends with `fsck.fat -n` clean on its card.
 //!
-//! Each stretch is a minute (20 stalls each), in two tests that run side by
-//! side; `bench/box_card.rs` plays the whole 30 minutes under the same
-//! stalls.
+//! Each stretch is half a minute (10 stalls each); `bench/box_card.rs`
+//! plays the whole 30 minutes under the same stalls.
 //!
 //! Needs `qemu-system-arm`, `mkfs.fat` (dosfstools) and the
 //! `thumbv7em-none-eabihf` target. Lives in the root `tests` crate.
@@ -39,7 +38,7 @@ use flash_box::*;
 /// How long an upload of the 30-minute take (36 MB) may take.
 const UPLOAD_TIMEOUT: Duration = Duration::from_secs(600);
 /// How long each stretch plays.
-const STRETCH: Duration = Duration::from_secs(60);
+const STRETCH: Duration = Duration::from_secs(30);
 /// A gap between two frames this long is a frame held: a 100 ms read stall
 /// not waited out by the read-ahead holds one about that long.
 const HELD_MS: f64 = 80.0;
@@ -52,11 +51,11 @@ fn held(got: &[Arrival]) -> usize {
 }
 
 /// A stall not waited out holds a frame at every stall (one every
-/// `STALL_EVERY_MS`: 20 in a minute). A busy host also deschedules QEMU's
+/// `STALL_EVERY_MS`: 10 in a stretch). A busy host also deschedules QEMU's
 /// virtual CPU now and then (a few gaps of that length a minute under two
 /// `yes` loops, up to 6 in a minute): the test allows half the stalls'
-/// count (a read-ahead that waits 400 ms, not 4, for the card holds 50 in a
-/// minute). The lateness itself is the benchmark's (`cargo bench -p
+/// count (a read-ahead that waits 400 ms, not 4, for the card holds 25 in a
+/// stretch). The lateness itself is the benchmark's (`cargo bench -p
 /// llv-tests --bench box_card`). `playing` is the box's status before the
 /// stop: its read-ahead never ran dry.
 fn assert_in_time(got: &[Arrival], playing: &serde_json::Value) {

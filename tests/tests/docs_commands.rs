@@ -334,9 +334,10 @@ impl Bench {
         let limit = if until_ctrl_c(&local) {
             Duration::from_secs(3)
         } else if local.starts_with("cargo run") {
-            // A `cargo run` line may have to build first (the test command builds
-            // llv in release before the tests; a lone run of this test may not).
-            Duration::from_secs(420)
+            // A `cargo run` line may have to build first, or wait for cargo's
+            // lock while the test command's checks build llv in release
+            // beside the tests (scripts/checks builds it first).
+            Duration::from_secs(1200)
         } else {
             Duration::from_secs(120)
         };
