@@ -334,9 +334,9 @@ impl Bench {
         let limit = if until_ctrl_c(&local) {
             Duration::from_secs(3)
         } else if local.starts_with("cargo run") {
-            // A `cargo run` line may have to build first, or wait for cargo's
-            // lock while the test command's checks build llv in release
-            // beside the tests (scripts/checks builds it first).
+            // A `cargo run` line may have to build first, and wait for
+            // cargo's lock while the test command's checks lint beside the
+            // tests.
             Duration::from_secs(1200)
         } else {
             Duration::from_secs(120)

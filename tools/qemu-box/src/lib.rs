@@ -8,7 +8,7 @@
 //! | [`log`] | the box's defmt log decoded into lines |
 //!
 //! [`QemuBox`] boots an image with them; the `llv-qemu-box` binary is the
-//! QEMU board's cargo runner (`cargo run --release -p llv-qemu-box` in `firmware/`).
+//! QEMU board's cargo runner (`cargo run --release -p llv-box-qemu` in `firmware/`).
 
 pub mod log;
 pub mod ports;

@@ -2,7 +2,7 @@
 //! under QEMU with every port it serves forwarded to 127.0.0.1 (the box's own
 //! numbers where they are free), prints the ports, then the box's log as
 //! lines of text, and exits with the box's exit status. The QEMU board's
-//! cargo runner: `cargo run --release -p llv-qemu-box -- -append "..."` in
+//! cargo runner: `cargo run --release -p llv-box-qemu -- -append "..."` in
 //! `firmware/`.
 
 use std::path::PathBuf;
