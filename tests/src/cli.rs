@@ -4,18 +4,14 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::files::repo_root;
+use crate::files::{prebuilt, repo_root};
 
 /// The `llv` binary, built once per test process (up to date with the
-/// sources); or the one named by `LLV_BIN`, which the test command builds
-/// before the tests so that they never wait on cargo's lock while its checks
-/// run beside them.
+/// sources), or the test command's (`LLV_BIN`, see [`prebuilt`]).
 pub fn llv_path() -> &'static Path {
     static PATH: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     PATH.get_or_init(|| {
-        if let Some(bin) = std::env::var_os("LLV_BIN") {
-            let bin = PathBuf::from(bin);
-            assert!(bin.is_file(), "LLV_BIN: no file at {}", bin.display());
+        if let Some(bin) = prebuilt("LLV_BIN") {
             return bin;
         }
         escargot::CargoBuild::new()

@@ -9,6 +9,16 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// The binary the environment variable `var` names, when set: the test
+/// command builds llv and the QEMU image before the tests and names them
+/// (`LLV_BIN`, `LLV_QEMU_ELF`) so that no test waits on cargo's lock while
+/// its checks run beside them.
+pub fn prebuilt(var: &str) -> Option<PathBuf> {
+    let path = PathBuf::from(std::env::var_os(var)?);
+    assert!(path.is_file(), "{var}: no file at {}", path.display());
+    Some(path)
+}
+
 /// A bundled example take, e.g. `example("dao.gesichter")`.
 pub fn example(name: &str) -> PathBuf {
     repo_root().join("examples").join(name)

@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 use llv_qemu_box::Boot;
 pub use llv_qemu_box::QemuBox;
 
+use crate::files::prebuilt;
+
 /// Bound for building the firmware.
 const BUILD_TIMEOUT: Duration = Duration::from_secs(900);
 
@@ -24,13 +26,9 @@ pub fn spawn_box(elf: &Path, nic: &str, append: &str) -> QemuBox {
 }
 
 /// Builds the QEMU firmware in release (a no-op when up to date) and returns
-/// the ELF; or the ELF named by `LLV_QEMU_ELF`, which the test command
-/// builds before the tests so that they never wait on cargo's lock while
-/// its checks run beside them.
+/// the ELF, or the test command's (`LLV_QEMU_ELF`, see [`prebuilt`]).
 pub fn build_firmware(root: &Path) -> PathBuf {
-    if let Some(elf) = std::env::var_os("LLV_QEMU_ELF") {
-        let elf = PathBuf::from(elf);
-        assert!(elf.is_file(), "LLV_QEMU_ELF: no file at {}", elf.display());
+    if let Some(elf) = prebuilt("LLV_QEMU_ELF") {
         return elf;
     }
     let firmware = root.join("firmware");
