@@ -1,144 +1,110 @@
 //! The protocol's responses as JSON, the same for every door that speaks
 //! JSON (OSC replies; the HTTP API).
 
-use core::fmt::Write as _;
-
-use heapless::String;
 use llv_core::control::{CardStatus, FaultCode, LiveStatus, Status, TakeInfo};
-use llv_core::settings::Settings;
+use llv_core::settings::{Settings, Target};
 
 use crate::json::Json;
 
-/// Writes `,"key":n`.
+/// Writes `"key":n`.
 fn number(j: &mut Json<'_>, key: &str, n: u64) {
-    j.raw(",");
     j.key(key);
     j.uint(n);
 }
 
 /// The status as a JSON object.
 pub fn status_json(j: &mut Json<'_>, s: &Status) {
-    j.raw("{");
+    j.open_object();
     j.key("firmware");
     j.string(&s.firmware);
     number(j, "uptime_ms", s.uptime_ms);
-    j.raw(",");
     j.key("address");
     match s.address {
         Some(ip) => j.ipv4(ip),
-        None => j.raw("null"),
+        None => j.null(),
     }
-    j.raw(",");
     j.key("playing");
     match &s.playing {
         Some(p) => {
-            j.raw("{");
+            j.open_object();
             j.key("take");
             j.string(&p.take);
             number(j, "frame", u64::from(p.frame));
             number(j, "loops_done", u64::from(p.loops_done));
             number(j, "late_frames", u64::from(p.late_frames));
-            j.raw(",");
             j.key("sending");
-            j.raw(if p.sending() { "true" } else { "false" });
+            j.bool(p.sending());
             if let Some(c) = &p.chase {
-                j.raw(",");
                 j.key("chase");
                 j.string(c.state.name());
-                j.raw(",");
                 j.key("timecode");
                 match &c.timecode {
-                    Some(tc) => {
-                        let mut text: String<12> = String::new();
-                        // 11 characters: fits.
-                        let _ = core::fmt::write(&mut text, format_args!("{tc}"));
-                        j.string(&text);
-                    }
-                    None => j.raw("null"),
+                    Some(tc) => j.text(format_args!("{tc}")),
+                    None => j.null(),
                 }
                 number(j, "locates", u64::from(c.locates));
             }
             number(j, "max_late_us", u64::from(p.max_late_us));
-            j.raw(",");
             j.key("targets");
-            j.raw("[");
-            for (i, t) in p.targets.iter().enumerate() {
-                if i > 0 {
-                    j.raw(",");
-                }
-                j.raw("{");
+            j.open_array();
+            for t in &p.targets {
+                j.open_object();
                 j.key("target");
-                text(j, format_args!("{}", t.target));
+                j.text(format_args!("{}", t.target));
                 number(j, "sent", u64::from(t.sent));
                 number(j, "dropped", u64::from(t.dropped));
-                j.raw("}");
+                j.close_object();
             }
-            j.raw("]}");
+            j.close_array();
+            j.close_object();
         }
-        None => j.raw("null"),
+        None => j.null(),
     }
     number(j, "used_bytes", s.used_bytes);
     number(j, "free_bytes", s.free_bytes);
-    j.raw(",");
     j.key("faults");
-    j.raw("[");
-    for (i, f) in s.faults.iter().enumerate() {
-        if i > 0 {
-            j.raw(",");
-        }
-        j.raw("{");
+    j.open_array();
+    for f in &s.faults {
+        j.open_object();
         j.key("code");
         j.string(fault_name(f.code));
-        j.raw(",");
         j.key("detail");
         j.string(&f.detail);
-        j.raw("}");
+        j.close_object();
     }
-    j.raw("]");
+    j.close_array();
     if let Some(card) = &s.card {
-        j.raw(",");
         j.key("card");
         card_json(j, card);
     }
     if let Some(live) = &s.live {
-        j.raw(",");
         j.key("live");
         live_json(j, live);
     }
-    j.raw(",");
     j.key("last");
     match &s.last {
         Some(l) => {
-            j.raw("{");
+            j.open_object();
             j.key("take");
             j.string(&l.take);
             number(j, "frames", u64::from(l.frames));
             number(j, "late_frames", u64::from(l.late_frames));
             number(j, "dropped", u64::from(l.dropped));
-            j.raw(",");
             j.key("ended");
             j.string(l.ended.name());
-            j.raw("}");
+            j.close_object();
         }
-        None => j.raw("null"),
+        None => j.null(),
     }
-    j.raw(",");
     j.key("clock");
     j.string(s.clock.name());
     number(j, "osc_port", u64::from(s.osc_port));
-    j.raw("}");
+    j.close_object();
 }
 
 /// `text`, or `none` without one (the grammar's word for no value).
 fn none(text: Option<&str>) -> &str {
     text.unwrap_or("none")
-}
-
-/// Writes `args` as a JSON string (at most 64 bytes of it).
-fn text(j: &mut Json<'_>, args: core::fmt::Arguments<'_>) {
-    let mut text: String<64> = String::new();
-    let _ = text.write_fmt(args);
-    j.string(&text);
 }
 
 /// The settings as `{"targets":"...","autoplay":"...",...,"token_set":bool}`:
@@ -147,19 +113,11 @@ fn text(j: &mut Json<'_>, args: core::fmt::Arguments<'_>) {
 /// is never shown: `token_set` says whether there is one.
 pub fn settings_json(j: &mut Json<'_>, s: &Settings, token_set: bool) {
     let pair = |j: &mut Json<'_>, key: &str, args: core::fmt::Arguments<'_>| {
-        j.raw(if key == "targets" { "{" } else { "," });
         j.key(key);
-        text(j, args);
+        j.text(args);
     };
-    let mut targets: String<96> = String::new();
-    for (i, t) in s.targets.iter().enumerate() {
-        let _ = write!(targets, "{}{t}", if i > 0 { "," } else { "" });
-    }
-    pair(
-        j,
-        "targets",
-        format_args!("{}", if targets.is_empty() { "none" } else { &targets }),
-    );
+    j.open_object();
+    pair(j, "targets", format_args!("{}", Targets(&s.targets)));
     pair(
         j,
         "autoplay",
@@ -225,16 +183,30 @@ pub fn settings_json(j: &mut Json<'_>, s: &Settings, token_set: bool) {
         Some(p) => pair(j, "http-port", format_args!("{p}")),
         None => pair(j, "http-port", format_args!("default")),
     }
-    j.raw(",");
     j.key("token_set");
-    j.raw(if token_set { "true" } else { "false" });
-    j.raw("}");
+    j.bool(token_set);
+    j.close_object();
+}
+
+/// The targets in the grammar's text: `IP:PORT,IP:PORT`, or `none`.
+struct Targets<'a>(&'a [Target]);
+
+impl core::fmt::Display for Targets<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("none");
+        }
+        for (i, t) in self.0.iter().enumerate() {
+            write!(f, "{}{t}", if i > 0 { "," } else { "" })?;
+        }
+        Ok(())
+    }
 }
 
 /// The live relay as `{"state":...,"rate_mhz":N,...}`: its state in one
 /// word, the source's rate and jitter, its counts and the bytes recorded.
 fn live_json(j: &mut Json<'_>, l: &LiveStatus) {
-    j.raw("{");
+    j.open_object();
     j.key("state");
     j.string(match l.state {
         0 => "waiting",
@@ -250,26 +222,23 @@ fn live_json(j: &mut Json<'_>, l: &LiveStatus) {
     number(j, "fallbacks", u64::from(l.fallbacks));
     number(j, "returns", u64::from(l.returns));
     number(j, "recorded_bytes", l.recorded_bytes);
-    j.raw("}");
+    j.close_object();
 }
 
 /// The card's state as `{"scanning":...,"takes":N,"bad_files":N,"bad":[...]}`.
 fn card_json(j: &mut Json<'_>, c: &CardStatus) {
-    j.raw("{");
+    j.open_object();
     j.key("scanning");
-    j.raw(if c.scanning { "true" } else { "false" });
+    j.bool(c.scanning);
     number(j, "takes", u64::from(c.takes));
     number(j, "bad_files", u64::from(c.bad_files));
-    j.raw(",");
     j.key("bad");
-    j.raw("[");
-    for (i, file) in c.bad.iter().enumerate() {
-        if i > 0 {
-            j.raw(",");
-        }
+    j.open_array();
+    for file in &c.bad {
         j.string(file);
     }
-    j.raw("]}");
+    j.close_array();
+    j.close_object();
 }
 
 /// The takes `start..` of a list of `total` as
@@ -280,22 +249,18 @@ pub fn takes_json(j: &mut Json<'_>, takes: &[TakeInfo], start: u32, total: u32) 
     // Room for `],"total":4294967295,"next":4294967295` after the list and
     // the reply's closing `}`.
     j.reserve(40);
-    j.raw("[");
+    j.open_array();
     let mut shown = 0;
     for t in takes {
         let mark = j.mark();
-        if shown > 0 {
-            j.raw(",");
-        }
-        j.raw("{");
+        j.open_object();
         j.key("name");
         j.string(&t.name);
         number(j, "frames", u64::from(t.frame_count));
         number(j, "period_us", u64::from(t.period_us));
-        j.raw(",");
         j.key("place");
         j.string(t.place.as_str());
-        j.raw("}");
+        j.close_object();
         if j.overflowed() {
             j.reset(mark);
             break;
@@ -303,7 +268,7 @@ pub fn takes_json(j: &mut Json<'_>, takes: &[TakeInfo], start: u32, total: u32) 
         shown += 1;
     }
     j.unreserve();
-    j.raw("]");
+    j.close_array();
     number(j, "total", u64::from(total));
     let next = u64::from(start) + shown as u64;
     if next < u64::from(total) {

@@ -205,6 +205,8 @@ fn every_endpoint_answers_as_the_session_does() {
     );
 }
 
+const FOUR_TARGETS: &str = "targets=192.168.100.201:11111,192.168.100.202:11111,192.168.100.203:11111,192.168.100.204:11111";
+
 #[test]
 fn settings_are_set_by_the_grammar_and_refusals_name_the_field() {
     let _clock = clock();
@@ -218,6 +220,7 @@ fn settings_are_set_by_the_grammar_and_refusals_name_the_field() {
         "targets=127.0.0.1",
         "colour=blue",
         "name=stage-left&autoplay=dao&autoplay-loops=0",
+        FOUR_TARGETS,
     ] {
         input.extend(post("/api/v1/settings", form));
     }
@@ -257,7 +260,13 @@ fn settings_are_set_by_the_grammar_and_refusals_name_the_field() {
         .unwrap()
         .starts_with("unknown setting \"colour\""));
     assert_eq!(r[4].json(), json!({"ok": true}));
-    let settings = r[5].json();
+    assert_eq!(r[5].json(), json!({"ok": true}));
+    let settings = r[6].json();
+    // Four targets of the longest spelling, whole (87 characters).
+    assert_eq!(
+        settings["targets"],
+        FOUR_TARGETS.strip_prefix("targets=").unwrap()
+    );
     assert_eq!(
         (
             &settings["name"],

@@ -82,23 +82,21 @@ pub fn reply(response: &Response, out: &mut [u8]) -> Reply {
             return (status_of(*code), n);
         }
         Response::Status(s) => {
-            j.raw("{");
+            j.open_object();
             j.key("api");
             j.uint(API_VERSION);
-            j.raw(",");
             j.key("protocol");
             j.uint(u64::from(PROTOCOL_VERSION));
-            j.raw(",");
             j.key("status");
             status_json(&mut j, s);
-            j.raw("}");
+            j.close_object();
             200
         }
         Response::Takes(page) => {
-            j.raw("{");
+            j.open_object();
             j.key("takes");
             takes_json(&mut j, &page.takes, page.start, page.total);
-            j.raw("}");
+            j.close_object();
             200
         }
         Response::Settings {
@@ -109,7 +107,10 @@ pub fn reply(response: &Response, out: &mut [u8]) -> Reply {
             200
         }
         _ => {
-            j.raw("{\"ok\":true}");
+            j.open_object();
+            j.key("ok");
+            j.bool(true);
+            j.close_object();
             200
         }
     };

@@ -67,20 +67,19 @@ pub fn code_name(code: ErrorCode) -> &'static str {
 /// Writes `{"error":{"code":...,"detail":...[,"field":...]}}` into `out`; its length.
 pub fn error_json(out: &mut [u8], code: &str, detail: &str, field: Option<&str>) -> usize {
     let mut j = Json::new(out);
-    j.raw("{");
+    j.open_object();
     j.key("error");
-    j.raw("{");
+    j.open_object();
     j.key("code");
     j.string(code);
-    j.raw(",");
     j.key("detail");
     j.string(detail);
     if let Some(field) = field {
-        j.raw(",");
         j.key("field");
         j.string(field);
     }
-    j.raw("}}");
+    j.close_object();
+    j.close_object();
     j.len()
 }
 

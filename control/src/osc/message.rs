@@ -138,9 +138,10 @@ where
     if connect && mode == PenaltyMode::LockOut {
         if let Some(left) = control.penalties.lockout(source) {
             handled.reply = reply(out, m.address, ReplyStatus::Denied, |j| {
-                j.raw("\"wrong token lately: try again in ");
-                j.uint(left.as_millis().div_ceil(1000));
-                j.raw(" s\"");
+                j.text(format_args!(
+                    "wrong token lately: try again in {} s",
+                    left.as_millis().div_ceil(1000)
+                ));
             });
             return Err(handled);
         }
@@ -155,10 +156,10 @@ where
             client.session.start(hello, library, device)
         {
             handled.reply = reply(out, m.address, ReplyStatus::Denied, |j| {
-                j.string(&detail);
                 if detail.as_str() == "this box needs a token" {
-                    j.reset(j.mark() - 1);
-                    j.raw(": send /llv/connect TOKEN first\"");
+                    j.text(format_args!("{detail}: send /llv/connect TOKEN first"));
+                } else {
+                    j.string(&detail);
                 }
             });
             return Err(handled);
@@ -169,9 +170,10 @@ where
         Command::Subscribe(seconds) => {
             client.subscription.start(Instant::now(), seconds);
             handled.reply = reply(out, m.address, ReplyStatus::Ok, |j| {
-                j.raw("{\"seconds\":");
+                j.open_object();
+                j.key("seconds");
                 j.uint(u64::from(seconds));
-                j.raw("}");
+                j.close_object();
             });
             return Err(handled);
         }

@@ -46,13 +46,14 @@ pub(super) fn response_reply(
             };
             reply(out, address, status, |j| j.string(detail))
         }
-        Response::Ok => reply(out, address, ReplyStatus::Ok, |j| j.raw("null")),
+        Response::Ok => reply(out, address, ReplyStatus::Ok, |j| j.null()),
         Response::Hello { protocol, firmware } => reply(out, address, ReplyStatus::Ok, |j| {
-            j.raw("{\"protocol\":");
+            j.open_object();
+            j.key("protocol");
             j.uint(u64::from(*protocol));
-            j.raw(",\"firmware\":");
+            j.key("firmware");
             j.string(firmware);
-            j.raw("}");
+            j.close_object();
         }),
         Response::Status(status) => {
             reply(out, address, ReplyStatus::Ok, |j| status_json(j, status))
@@ -65,7 +66,7 @@ pub(super) fn response_reply(
         }),
         // No OSC address asks for the settings or the clock.
         Response::Settings { .. } | Response::Clock { .. } => {
-            reply(out, address, ReplyStatus::Ok, |j| j.raw("null"))
+            reply(out, address, ReplyStatus::Ok, |j| j.null())
         }
     }
 }
@@ -119,21 +120,22 @@ fn json_message(
     let mut j = Json::new(body);
     // Room for the string's NUL and padding.
     j.reserve(4);
-    j.raw("{\"address\":");
+    j.open_object();
+    j.key("address");
     match address {
         Some(a) => j.string(a),
-        None => j.raw("null"),
+        None => j.null(),
     }
-    j.raw(",\"status\":");
+    j.key("status");
     j.string(status.as_str());
-    j.raw(",\"data\":");
+    j.key("data");
     let data_at = j.mark();
     data(&mut j);
     if j.overflowed() {
         j.reset(data_at);
         j.string("the reply does not fit one packet");
     }
-    j.raw("}");
+    j.close_object();
     if j.overflowed() {
         return 0;
     }
