@@ -345,10 +345,14 @@ fn an_upload_while_a_take_plays_makes_no_frame_wait_for_an_erase() {
         upload > Duration::from_secs(11),
         "ten erases take 11 s: {upload:?}"
     );
-    // Without the read-ahead every erase would hold a frame for 1.1 s; what
-    // is left is the host's scheduling of QEMU.
+    // Without the read-ahead every erase would hold a frame for 1.1 s, and a
+    // ring drained by back-to-back erases made frames up to 480 ms late; what
+    // is left is the host's scheduling of QEMU (104 ms once in a fresh run
+    // with the firmware compiling beside it). The box's own lateness is
+    // checked to 1 ms on the mock clock (firmware/app/tests/device.rs) and
+    // measured by firmware/bench/stage.sh.
     assert!(
-        max_late < 100_000,
+        max_late < 250_000,
         "a frame was {max_late} us late: {status}"
     );
     let expected = 60.0 * upload.as_secs_f64();

@@ -186,8 +186,23 @@ impl QemuBox {
             &format!("flash={} {words}", flash.display()),
         );
         let end = Instant::now() + TIMEOUT;
-        // QEMU accepts on the forwarded port before the guest listens: only a
-        // Hello answered proves the box is up.
+        // QEMU accepts on the forwarded port before the guest listens, and a
+        // connection the guest did not answer waits for QEMU's TCP to try
+        // again (3 s, then 6 s): so first the box's log says its control
+        // port is up, then only a Hello answered proves it.
+        while qemu
+            .wait_for_line(Duration::from_millis(200), |l| l.contains("control port"))
+            .is_none()
+        {
+            if let Some(status) = qemu.child().try_wait().unwrap() {
+                eprintln!("QEMU exited during boot ({status})");
+                return None;
+            }
+            assert!(
+                Instant::now() < end,
+                "the box did not say its control port was up within {TIMEOUT:?}"
+            );
+        }
         loop {
             if connect(port).is_ok() {
                 return Some(QemuBox {
